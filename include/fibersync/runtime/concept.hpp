@@ -1,0 +1,61 @@
+// concept.hpp: the `runtime` concept, the only thing a mutex knows about the
+// lightweight-thread (LT) runtime it runs on.
+//
+// A runtime is plugged into every fibersync mutex by one adapter type (a
+// class with static members only) chosen by template parameter, so one binary
+// can hold every runtime x mutex pair. Adapters live in
+// <fibersync/runtime/<name>.hpp> and are the only files of the library that
+// include a runtime's own headers.
+//
+// Members, with the semantics every mutex relies on:
+//
+//   R::name       A string naming the runtime in results ("os_threads",
+//                 "boost_fiber", "native", "argobots").
+//
+//   R::handle     A small, trivially copyable value naming one LT. It stays
+//                 valid while that LT is suspended inside R::suspend(); a
+//                 mutex never uses a handle of an LT that may have finished.
+//
+//   R::current()  The handle of the calling LT. May be called from any LT.
+//
+//   R::yield()    Lets the other ready LTs of this carrier run, then returns.
+//                 Cooperative runtimes need it inside every wait loop: an LT
+//                 that spins without yielding can deadlock a carrier whose
+//                 other LT holds the lock.
+//
+//   R::suspend()  Parks the calling LT until a matching R::resume(h).
+//   R::resume(h)  Makes h ready again. Callable from any LT of any carrier
+//                 and from a plain OS thread that is not an LT at all.
+//                 PERMIT SEMANTICS: each LT owns one binary permit. resume()
+//                 sets it (idempotently); suspend() consumes it and returns at
+//                 once if it was set, else parks until it is. So a resume that
+//                 arrives before the matching suspend is never lost. Mutexes
+//                 call resume only after the waiter announced that it will
+//                 suspend (see wait/handover.hpp), so permits always balance.
+//
+//   R::carrier()  Index of the OS thread that runs the caller right now (the
+//                 carrier). Used for statistics and locality; the value may
+//                 change across any yield or suspend, so adapters implement it
+//                 with a non-inlined accessor (DESIGN.md section 7).
+//
+// Optional: `static constexpr fibersync::wait_policy default_wait_policy()`,
+// the policy a mutex uses when the user gives none (see wait/wait_policy.hpp).
+#pragma once
+
+#include <concepts>
+#include <string_view>
+#include <type_traits>
+
+namespace fibersync {
+
+template <class R>
+concept runtime = requires(typename R::handle h) {
+  { R::name } -> std::convertible_to<std::string_view>;
+  { R::current() } -> std::same_as<typename R::handle>;
+  R::yield();
+  R::suspend();
+  R::resume(h);
+  { R::carrier() } -> std::convertible_to<unsigned>;
+} && std::is_trivially_copyable_v<typename R::handle>;
+
+}  // namespace fibersync

@@ -1,0 +1,74 @@
+// os_thread.hpp: os_thread_runtime, the adapter for plain OS threads.
+//
+// Every std::thread is its own "lightweight thread" and its own carrier.
+//   yield      sched_yield()
+//   suspend    wait on a per-thread permit word with std::atomic::wait (a futex
+//              on Linux) until it is set, then clear it
+//   resume     set the permit and notify_one; callable from any thread
+//   carrier    a process-wide index given to each thread on first use
+// The permit lives in a thread_local, so a handle is valid while its thread
+// lives; the hand-over handshake (wait/handover.hpp) guarantees that a
+// resumed thread is still inside suspend() when resume() is called.
+#pragma once
+
+#include <sched.h>
+
+#include <atomic>
+#include <cstdint>
+#include <string_view>
+
+#include "fibersync/runtime/concept.hpp"
+#include "fibersync/wait/wait_policy.hpp"
+
+namespace fibersync {
+
+struct os_thread_runtime {
+  struct permit {
+    std::atomic<std::uint32_t> word{0};  // 1: a resume is pending. Set by resume(), cleared by suspend()
+    unsigned carrier_index = 0;
+  };
+  using handle = permit*;
+
+  static constexpr std::string_view name = "os_threads";
+
+  // The kernel preempts OS threads, so a waiter may spin longer before yielding,
+  // and a futex park costs ~5-10 us round trip: park only after a longer spin.
+  static constexpr wait_policy default_wait_policy() noexcept {
+    return wait_policy{}.with_max_backoff(128).with_yield_every(64).with_suspend_after(256);
+  }
+
+  static handle current() noexcept { return self(); }
+
+  static void yield() noexcept { ::sched_yield(); }
+
+  static void suspend() noexcept {
+    permit* p = self();
+    // acquire: pairs with the release exchange in resume(), so everything the
+    // resumer wrote before resuming is visible after we return.
+    while (p->word.exchange(0, std::memory_order_acquire) == 0) {
+      p->word.wait(0, std::memory_order_relaxed);
+    }
+  }
+
+  static void resume(handle h) noexcept {
+    // release: pairs with the acquire exchange in suspend(). Only a 0 -> 1
+    // transition can have a sleeper to wake.
+    if (h->word.exchange(1, std::memory_order_release) == 0) h->word.notify_one();
+  }
+
+  static unsigned carrier() noexcept { return self()->carrier_index; }
+
+ private:
+  // Not inlined so that no caller can cache the thread_local's address across
+  // a suspension point (DESIGN.md section 7; harmless for OS threads, kept for
+  // uniformity with the fiber adapters).
+  [[gnu::noinline]] static permit* self() noexcept {
+    static std::atomic<unsigned> next_index{0};
+    thread_local permit state{{0}, next_index.fetch_add(1, std::memory_order_relaxed)};
+    return &state;
+  }
+};
+
+static_assert(runtime<os_thread_runtime>);
+
+}  // namespace fibersync

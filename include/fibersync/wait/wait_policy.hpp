@@ -1,0 +1,69 @@
+// wait_policy.hpp: the thresholds of the three-phase waiter, as a value.
+//
+// Every wait loop of every fibersync mutex goes through one `waiter`
+// (wait/waiter.hpp), which escalates with the number of failed checks:
+//   1. spin:    exponential backoff of cpu_relax(), capped at `max_backoff`
+//               pauses per check;
+//   2. yield:   every `yield_every`-th failed check gives the carrier to the
+//               runtime's scheduler instead of spinning (this is what removes
+//               the cooperative deadlock);
+//   3. suspend: from the `suspend_after`-th failed check on, park the LT and
+//               let the lock holder resume it at hand-over. Only reached where
+//               a waiter waits on a flag of its own (MCS, CLH, HMCS, CNA,
+//               NUMA-MCS); elsewhere the waiter stays in phases 1-2.
+// A zero disables the phase: yield_every = 0 never yields (OS threads only),
+// suspend_after = 0 never suspends.
+#pragma once
+
+#include <cstdint>
+
+namespace fibersync {
+
+struct wait_policy {
+  // Where the numbers come from: measured with the hot-handover and
+  // paper-coop presets on the project's 2-core x86-64 machine (2026-11); see
+  // docs/tuning.md for the sweep and docs/BENCHMARKS.md for the results.
+  struct defaults {
+    // ~64 pauses is 2-4 us on current x86 (pause is 40-140 cycles): about one
+    // short critical section, beyond which spinning only burns the core.
+    static constexpr std::uint32_t max_backoff = 64;
+    // Lightweight threads: yield after a few cheap checks; a yield costs about
+    // one context switch (~50-150 ns), far less than a critical section.
+    static constexpr std::uint32_t yield_every = 4;
+    // Park after ~32 failed checks: by then the holder is clearly not about to
+    // release, and a parked waiter no longer steals carrier time from the
+    // holder or from useful LTs.
+    static constexpr std::uint32_t suspend_after = 32;
+  };
+
+  std::uint32_t max_backoff = defaults::max_backoff;      // pauses per check, cap
+  std::uint32_t yield_every = defaults::yield_every;      // 0: never yield
+  std::uint32_t suspend_after = defaults::suspend_after;  // 0: never suspend
+
+  constexpr wait_policy& with_max_backoff(std::uint32_t v) noexcept {
+    max_backoff = v;
+    return *this;
+  }
+  constexpr wait_policy& with_yield_every(std::uint32_t v) noexcept {
+    yield_every = v;
+    return *this;
+  }
+  constexpr wait_policy& with_suspend_after(std::uint32_t v) noexcept {
+    suspend_after = v;
+    return *this;
+  }
+  friend constexpr bool operator==(const wait_policy&, const wait_policy&) = default;
+};
+
+// The policy a mutex uses when constructed without one: the adapter's
+// `default_wait_policy()` when it has one, else the generic defaults.
+template <class R>
+constexpr wait_policy default_wait_policy() noexcept {
+  if constexpr (requires { R::default_wait_policy(); }) {
+    return R::default_wait_policy();
+  } else {
+    return wait_policy{};
+  }
+}
+
+}  // namespace fibersync
