@@ -30,7 +30,7 @@ echo "results: $csv" >&2
 if [ -d tools/report ]; then
   fibersync_deps python
   report_dir="report/$(basename "${csv%.csv}")"
-  .venv/bin/fibersync-report html "$csv" "${csv%.csv}.json" -o "$report_dir"
+  .venv/bin/fibersync-report html "${csv%.csv}.json" -o "$report_dir"
 else
   echo "$csv"
 fi

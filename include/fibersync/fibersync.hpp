@@ -7,11 +7,13 @@
 
 #include "fibersync/runtime/concept.hpp"
 #include "fibersync/runtime/os_thread.hpp"
+#include "fibersync/topology/topology.hpp"
 #include "fibersync/wait/handover.hpp"
 #include "fibersync/wait/wait_policy.hpp"
 #include "fibersync/wait/waiter.hpp"
 
 #include "fibersync/mutex/clh.hpp"
+#include "fibersync/mutex/cna.hpp"
 #include "fibersync/mutex/mcs.hpp"
 #include "fibersync/mutex/ticket.hpp"
 #include "fibersync/mutex/ttas.hpp"

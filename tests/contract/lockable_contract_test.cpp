@@ -35,6 +35,7 @@ constexpr bool all_mutexes_meet_contract() {
   static_assert(meets_contract<ticket_mutex<R>>());
   static_assert(meets_contract<mcs_mutex<R>>());
   static_assert(meets_contract<clh_mutex<R>>());
+  static_assert(meets_contract<cna_mutex<R>>());
   return true;
 }
 

@@ -32,6 +32,8 @@ template <>
 inline constexpr bool parks_waiters<mcs_mutex> = true;
 template <>
 inline constexpr bool parks_waiters<clh_mutex> = true;
+template <>
+inline constexpr bool parks_waiters<cna_mutex> = true;
 
 using namespace std::chrono_literals;
 
