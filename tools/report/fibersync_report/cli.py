@@ -1,0 +1,156 @@
+"""Command line: ``fibersync-report {html,compare,check-trace}``.
+
+Exit status: 0 success; 1 ``check-trace`` found an invalid trace or a
+migration count other than ``--expect-migrations``; 2 bad usage or an input
+that is missing or malformed (one line on stderr, no output file written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from . import __version__
+
+PROG = "fibersync-report"
+EXIT_OK, EXIT_CHECK_FAILED, EXIT_INPUT = 0, 1, 2
+
+
+def _error(message: str, code: int = EXIT_INPUT) -> int:
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+    return code
+
+
+def _cmd_html(args: argparse.Namespace) -> int:
+    from .html import ReportError, build_report
+    from .load import LoadError, load_results
+
+    outdir = Path(args.output) if args.output else Path(args.results[0]).parent / "report"
+    try:
+        results = load_results(args.results)
+        report = build_report(results, outdir, title=args.title)
+    except (LoadError, ReportError) as exc:
+        return _error(str(exc))
+    print(report)
+    return EXIT_OK
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from .compare import compare, format_table, to_csv, write_text_atomically
+    from .load import LoadError, load_results
+
+    try:
+        baseline = load_results([args.baseline])
+        contender = load_results([args.contender])
+    except LoadError as exc:
+        return _error(str(exc))
+    if baseline.empty:
+        return _error(f"{args.baseline}: no runs")
+    if contender.empty:
+        return _error(f"{args.contender}: no runs")
+    result = compare(baseline, contender, str(args.baseline), str(args.contender))
+    if args.csv:
+        try:
+            write_text_atomically(args.csv, to_csv(result))
+        except OSError as exc:
+            return _error(f"{args.csv}: cannot write: {exc.strerror or exc}")
+    sys.stdout.write(format_table(result))
+    return EXIT_OK
+
+
+def _cmd_check_trace(args: argparse.Namespace) -> int:
+    from .trace import TraceError, check_trace
+
+    try:
+        summary = check_trace(args.file)
+    except TraceError as exc:
+        return _error(f"{args.file}: invalid trace: {exc}", EXIT_CHECK_FAILED)
+    except FileNotFoundError:
+        return _error(f"{args.file}: no such file")
+    except OSError as exc:
+        return _error(f"{args.file}: cannot read: {exc.strerror or exc}")
+    print(f"{args.file}: valid trace: {summary.line()}")
+    if args.expect_migrations is not None and summary.migrations != args.expect_migrations:
+        return _error(
+            f"{args.file}: expected {args.expect_migrations} migrations, "
+            f"found {summary.migrations}",
+            EXIT_CHECK_FAILED,
+        )
+    return EXIT_OK
+
+
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0: {value}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Plots, comparisons and a one-page HTML report from fibersync benchmark "
+        "results (fibersync-bench CSV/JSON, the Java module's CSV).",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser(
+        "html",
+        help="write report.html plus PNG and SVG figures",
+        description="Write a self-contained report.html and every figure as PNG "
+        "and SVG into OUTDIR; print the report's path.",
+    )
+    p.add_argument(
+        "results",
+        nargs="+",
+        metavar="RESULTS",
+        help="result files (.csv/.json) or directories holding them",
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        metavar="OUTDIR",
+        help="output directory (default: report/ next to the first RESULTS)",
+    )
+    p.add_argument("--title", default="fibersync benchmark report", help="page title")
+    p.set_defaults(func=_cmd_html)
+
+    p = sub.add_parser(
+        "compare",
+        help="compare two runs: baseline A vs contender B",
+        description="Per configuration present in both: ratio of medians B/A, "
+        "Mann-Whitney U p-value, verdict; overall geomean.",
+    )
+    p.add_argument("baseline", metavar="A", help="baseline result file or directory")
+    p.add_argument("contender", metavar="B", help="contender result file or directory")
+    p.add_argument("--csv", metavar="FILE", help="also write the table as CSV to FILE")
+    p.set_defaults(func=_cmd_compare)
+
+    p = sub.add_parser(
+        "check-trace",
+        help="validate a Chrome trace from fibersync-bench --trace",
+        description="Validate a Chrome trace-event JSON file and print a summary.",
+    )
+    p.add_argument("file", metavar="FILE", help="trace JSON file")
+    p.add_argument(
+        "--expect-migrations",
+        type=_non_negative,
+        metavar="N",
+        help="exit 1 unless the trace has exactly N migrations (flow pairs)",
+    )
+    p.set_defaults(func=_cmd_check_trace)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
