@@ -183,7 +183,9 @@ TYPED_TEST_P(mutex_suite, try_lock_mixed_with_lock_keeps_exclusion) {
     }
   });
   EXPECT_EQ(counter, 16L * rounds);
-  EXPECT_GT(try_successes.load(), 0);
+  // try_lock success itself is checked by try_lock_semantics; under full
+  // contention every try may fail, so no count is asserted here.
+  ::testing::Test::RecordProperty("try_lock_successes", std::to_string(try_successes.load()));
 }
 
 TYPED_TEST_P(mutex_suite, lockable_with_lock_guard_and_scoped_lock) {

@@ -14,6 +14,8 @@
 #include <mutex>
 #include <new>
 
+#include "fibersync/detail/carrier_local.hpp"
+
 namespace fibersync::detail {
 
 // Node must have a `Node* pool_next` member and be default-constructible.
@@ -82,7 +84,7 @@ class node_pool {
 
   // Not inlined: the thread_local must be looked up on the carrier that runs
   // the caller now, never cached from before a yield (DESIGN.md section 7).
-  [[gnu::noinline]] static free_list& local_list() noexcept {
+  FIBERSYNC_CARRIER_LOCAL static free_list& local_list() noexcept {
     thread_local free_list list;
     return list;
   }

@@ -25,6 +25,7 @@
 #include <mutex>
 #include <string_view>
 
+#include "fibersync/detail/carrier_local.hpp"
 #include "fibersync/runtime/concept.hpp"
 #include "fibersync/wait/wait_policy.hpp"
 
@@ -80,7 +81,7 @@ struct boost_fiber_runtime {
   static unsigned carrier() noexcept { return carrier_index(); }
 
  private:
-  [[gnu::noinline]] static permit* self() {
+  FIBERSYNC_CARRIER_LOCAL static permit* self() {
     static boost::fibers::fiber_specific_ptr<permit> slot;
     permit* p = slot.get();
     if (p == nullptr) {
@@ -93,7 +94,7 @@ struct boost_fiber_runtime {
 
   // Not inlined: a fiber can migrate to another carrier across any yield, and
   // an inlined thread_local address could be kept from before (DESIGN.md 7).
-  [[gnu::noinline]] static unsigned carrier_index() noexcept {
+  FIBERSYNC_CARRIER_LOCAL static unsigned carrier_index() noexcept {
     static std::atomic<unsigned> next{0};
     thread_local const unsigned index = next.fetch_add(1, std::memory_order_relaxed);
     return index;

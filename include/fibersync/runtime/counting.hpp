@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fibersync/detail/carrier_local.hpp"
 #include "fibersync/runtime/concept.hpp"
 #include "fibersync/wait/wait_policy.hpp"
 
@@ -89,7 +90,7 @@ struct counting_runtime {
   }
 
   // Not inlined: must resolve the carrier running the caller now (DESIGN.md 7).
-  [[gnu::noinline]] static carrier_counts& local() {
+  FIBERSYNC_CARRIER_LOCAL static carrier_counts& local() {
     thread_local carrier_counts* mine = [] {
       auto* c = new carrier_counts{};
       registry& reg = the_registry();

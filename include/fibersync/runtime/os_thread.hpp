@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "fibersync/detail/carrier_local.hpp"
 #include "fibersync/runtime/concept.hpp"
 #include "fibersync/wait/wait_policy.hpp"
 
@@ -62,7 +63,7 @@ struct os_thread_runtime {
   // Not inlined so that no caller can cache the thread_local's address across
   // a suspension point (DESIGN.md section 7; harmless for OS threads, kept for
   // uniformity with the fiber adapters).
-  [[gnu::noinline]] static permit* self() noexcept {
+  FIBERSYNC_CARRIER_LOCAL static permit* self() noexcept {
     static std::atomic<unsigned> next_index{0};
     thread_local permit state{{0}, next_index.fetch_add(1, std::memory_order_relaxed)};
     return &state;

@@ -40,6 +40,8 @@
 #include <hwloc.h>
 #endif
 
+#include "fibersync/detail/carrier_local.hpp"
+
 namespace fibersync {
 
 struct topology_error : std::runtime_error {
@@ -120,7 +122,7 @@ class topology {
 
   // The virtual cpu running the caller now. Not inlined: the answer changes
   // whenever the LT migrates (DESIGN.md section 7).
-  [[gnu::noinline]] unsigned current_cpu() const noexcept {
+  FIBERSYNC_CARRIER_LOCAL unsigned current_cpu() const noexcept {
     const int c = ::sched_getcpu();
     return c < 0 ? 0u : static_cast<unsigned>(c) % cpus();
   }

@@ -6,7 +6,10 @@ namespace fibersync {
 // One pause of the spin phase: tells the core that this is a busy-wait loop
 // (saves power, frees execution resources for the sibling hyper-thread and
 // avoids the memory-order mis-speculation penalty when the loop exits).
-inline void cpu_relax() noexcept {
+// The name is parenthesised here and at every call because Boost.Fiber 1.74
+// defines a function-like macro `cpu_relax()` (boost/fiber/detail/cpu_relax.hpp);
+// `(cpu_relax)()` is never expanded by it, whatever the include order.
+inline void(cpu_relax)() noexcept {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
 #elif defined(__aarch64__)

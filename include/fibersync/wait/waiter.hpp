@@ -40,7 +40,7 @@ class waiter {
     }
     const std::uint32_t shift = std::min<std::uint32_t>(failures_, 16);
     const std::uint32_t pauses = std::min<std::uint32_t>(std::uint32_t{1} << shift, policy_.max_backoff);
-    for (std::uint32_t i = 0; i < pauses; ++i) cpu_relax();
+    for (std::uint32_t i = 0; i < pauses; ++i) (cpu_relax)();
     return false;
   }
 
