@@ -1,0 +1,190 @@
+// driver.hpp: basic_driver<Traits>, a runtime_driver built from a few hooks.
+//
+// Traits must provide:
+//   using runtime = R;                                  // a fibersync runtime adapter
+//   static constexpr const char* name, *description;
+//   static void run_lts(const executor_options&, unsigned lts, const lt_body&);
+//   static void spawn_join(unsigned k, std::uint64_t pauses);  // k LTs doing pause(pauses)
+//   static void yield();
+//   static unsigned carrier();                          // carrier the calling LT runs on now
+//
+// Mutexes are added by type: add_mutex<M>("name", counted). A fibersync mutex
+// is added as X<counting_runtime<R>> (counted = true) so its yields and
+// suspends are counted; add_fibersync_mutexes() adds every one (the list is in
+// mutex_list.hpp: adding a mutex there adds it to every runtime).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "fibersync/bench/benchmark.hpp"
+#include "fibersync/bench/text_stats.hpp"
+#include "fibersync/runtime/counting.hpp"
+#include "fibersync/runtime/executor.hpp"
+
+namespace fibersync::bench {
+
+namespace detail {
+
+template <class M>
+struct alignas(64) padded {
+  M value;
+};
+
+// The loop of DESIGN.md section 5:
+//   while (!stop) { lock; critical_section(); unlock; parallel_work(); yield(); }
+template <class Traits, class M>
+benchmark loop_benchmark(M& mutex, std::atomic<std::uint64_t>& seq) {
+  return {"loop", [&mutex, &seq](state& st, unsigned lt) {
+            lt_counters& me = st.lt(lt);
+            work_runner critical(st.cfg.critical, st.ops, st.shared_memory(), st.cfg.seed * 7919 + lt);
+            work_runner parallel(st.cfg.parallel, st.ops, st.shared_memory(), st.cfg.seed * 104729 + lt);
+            const bool latency = st.cfg.latency, yield_inside = st.cfg.yield_inside,
+                       yield_after = st.cfg.yield_after_unlock;
+            st.barrier();
+            if (lt == 0) st.start();
+            unsigned prev_carrier = Traits::carrier();
+            for (;;) {
+              if (lt == 0) {
+                if (!st.tick_timer()) break;
+              } else if (st.current() == phase::stopped) {
+                break;
+              }
+              const unsigned c0 = Traits::carrier();
+              if (c0 != prev_carrier && st.current() == phase::measuring) ++me.migrations;
+              const std::uint64_t t0 = latency ? ticks_begin() : 0;
+              mutex.lock();
+              const std::uint64_t t1 = latency ? ticks_end() : 0;
+              const unsigned c1 = latency ? Traits::carrier() : c0;
+              // relaxed load + store, not fetch_add: the mutex orders them, and a
+              // broken mutex shows up as repeated sequence numbers, not UB.
+              const std::uint64_t s = seq.load(std::memory_order_relaxed);
+              seq.store(s + 1, std::memory_order_relaxed);
+              const phase p = st.current();
+              critical.run();
+              if (yield_inside) Traits::yield();
+              mutex.unlock();
+              st.record(me, p, s, t1 - t0, c1 != c0);
+              prev_carrier = c1;
+              parallel.run();
+              if (yield_after) Traits::yield();
+            }
+            st.barrier();
+          }};
+}
+
+// Text statistics: each LT counts the words of every lts-th line.
+template <class Traits, class M>
+benchmark text_stats_benchmark(std::vector<padded<M>>& mutexes, std::vector<shard_table>& tables,
+                               std::atomic<std::uint64_t>& seq) {
+  return {"text_stats", [&](state& st, unsigned lt) {
+            lt_counters& me = st.lt(lt);
+            const text_corpus& corpus = *st.env.corpus;
+            const std::size_t shards = tables.size();
+            st.barrier();
+            if (lt == 0) st.mark_begin();
+            st.barrier();
+            for (std::size_t i = lt; i < corpus.lines.size(); i += st.cfg.lts) {
+              for_each_word(corpus.lines[i], [&](std::string_view w) {
+                const std::uint64_t h = word_hash(w);
+                const std::size_t k = (h >> 32) % shards;
+                mutexes[k].value.lock();
+                const std::uint64_t s = seq.load(std::memory_order_relaxed);
+                seq.store(s + 1, std::memory_order_relaxed);
+                tables[k].add(h);
+                if (st.cfg.yield_inside) Traits::yield();
+                mutexes[k].value.unlock();
+                st.record(me, phase::measuring, s, 0, false);
+              });
+              if (st.cfg.yield_after_unlock) Traits::yield();
+            }
+            st.barrier();
+            if (lt == 0) st.mark_end();
+          }};
+}
+
+}  // namespace detail
+
+template <class Traits>
+class basic_driver : public runtime_driver {
+ public:
+  using R = typename Traits::runtime;
+  using run_fn = nlohmann::json (*)(const run_config&, const run_env&);
+
+  std::string name() const override { return Traits::name; }
+  std::string description() const override { return Traits::description; }
+  std::vector<std::string> mutexes() const override { return order_; }
+
+  // counted: M uses counting_runtime<R>, so yields/suspends are reported.
+  template <class M>
+  void add_mutex(const std::string& mutex_name, bool counted) {
+    if (!table_.count(mutex_name)) order_.push_back(mutex_name);
+    table_[mutex_name] = counted ? &run_with<M, true> : &run_with<M, false>;
+  }
+
+  nlohmann::json run(const run_config& cfg, const run_env& env) const override {
+    auto it = table_.find(cfg.mutex);
+    if (it == table_.end()) throw std::runtime_error("runtime " + name() + " has no mutex " + cfg.mutex);
+    return it->second(cfg, env);
+  }
+
+  static lt_ops ops() {
+    lt_ops o;
+    o.yield = &Traits::yield;
+    o.spawn_join = &Traits::spawn_join;
+    o.carrier = &Traits::carrier;
+    return o;
+  }
+
+ private:
+  template <class M, bool Counted>
+  static nlohmann::json run_with(const run_config& cfg, const run_env& env) {
+    wait_counts (*counts)() = nullptr;
+    if constexpr (Counted) counts = &counting_runtime<R>::totals;
+    state st(cfg, env, ops(), counts);
+    executor_options ex;
+    ex.carriers = cfg.carriers;
+    ex.idle_suspend = cfg.idle_suspend;
+    std::atomic<std::uint64_t> seq{0};
+    nlohmann::json extra = nlohmann::json::object();
+    if (cfg.workload == "loop") {
+      auto m = std::make_unique<detail::padded<M>>();
+      benchmark b = detail::loop_benchmark<Traits, M>(m->value, seq);
+      Traits::run_lts(ex, cfg.lts, [&](unsigned lt) { b.body(st, lt); });
+    } else if (cfg.workload == "text_stats") {
+      if (env.corpus == nullptr) throw std::runtime_error("text_stats: no corpus");
+      std::vector<detail::padded<M>> mutexes(cfg.text_shards);
+      std::size_t cap = 64;
+      while (cap < 2 * std::size_t{cfg.text_vocabulary}) cap <<= 1;
+      std::vector<shard_table> tables;
+      tables.reserve(cfg.text_shards);
+      for (unsigned i = 0; i < cfg.text_shards; ++i) tables.emplace_back(cap);
+      benchmark b = detail::text_stats_benchmark<Traits, M>(mutexes, tables, seq);
+      Traits::run_lts(ex, cfg.lts, [&](unsigned lt) { b.body(st, lt); });
+      std::vector<const shard_table*> ptrs;
+      for (const auto& t : tables) ptrs.push_back(&t);
+      std::string why;
+      extra["verified"] = verify_counts(*env.corpus, ptrs, &why);
+      if (!why.empty()) extra["verification_error"] = why;
+    } else {
+      throw std::runtime_error("unknown workload " + cfg.workload);
+    }
+    nlohmann::json out = st.metrics();
+    for (auto& [k, v] : extra.items()) out[k] = v;
+    if (cfg.workload == "text_stats") {
+      const double ms = out["duration_ms"].get<double>();
+      out["total_ms"] = ms;
+      out["lines_per_ms"] = ms > 0 ? cfg.text_lines / ms : 0.0;
+    }
+    return out;
+  }
+
+  std::map<std::string, run_fn> table_;
+  std::vector<std::string> order_;
+};
+
+}  // namespace fibersync::bench

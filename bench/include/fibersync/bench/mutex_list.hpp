@@ -1,0 +1,23 @@
+// mutex_list.hpp: every fibersync mutex the harness knows, one line each.
+//
+// Adding a mutex to every runtime = one line in add_fibersync_mutexes(); to a
+// single runtime = one add_mutex<>() line in its registration file.
+#pragma once
+
+#include "fibersync/bench/driver.hpp"
+#include "fibersync/fibersync.hpp"
+#include "fibersync/runtime/counting.hpp"
+
+namespace fibersync::bench {
+
+template <class Traits>
+void add_fibersync_mutexes(basic_driver<Traits>& d) {
+  using C = counting_runtime<typename Traits::runtime>;
+  d.template add_mutex<ttas_mutex<C>>("ttas", true);
+  d.template add_mutex<ticket_mutex<C>>("ticket", true);
+  d.template add_mutex<mcs_mutex<C>>("mcs", true);
+  d.template add_mutex<clh_mutex<C>>("clh", true);
+  // Later: hmcs_mutex, cna_mutex, numa_mcs_mutex, adaptive_mutex.
+}
+
+}  // namespace fibersync::bench

@@ -1,0 +1,109 @@
+// Runs the fibersync-bench binary: bad input (exit 2, no file) and a short
+// end-to-end run per runtime (CSV columns, acquisitions = sum of per-LT counts).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "fibersync/bench/report.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+std::string dir() {
+  const fs::path d = fs::path(FIBERSYNC_BENCH_TEST_DIR) / ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d.string();
+}
+int run(const std::string& args) {
+  const std::string cmd = std::string(FIBERSYNC_BENCH_EXE) + " " + args + " >/dev/null 2>&1";
+  const int st = std::system(cmd.c_str());
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+std::string slurp(const std::string& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+void expect_bad(const std::string& args) {
+  const std::string d = dir();
+  EXPECT_EQ(run(args + " --out " + d + "/r"), 2) << args;
+  EXPECT_TRUE(fs::is_empty(d)) << args << ": a result file was written";
+}
+
+void end_to_end(const std::string& runtime) {
+  const std::string d = dir();
+  ASSERT_EQ(run("--runtime " + runtime + " --mutex mcs,library --lts 1,3 --reps 1 --duration-ms 60 --carriers 1 --out " + d + "/r"), 0);
+  const std::string csv = slurp(d + "/r.csv");
+  std::istringstream lines(csv);
+  std::string header;
+  std::getline(lines, header);
+  std::string expected;
+  for (const auto& c : fibersync::bench::csv_columns()) expected += (expected.empty() ? "" : ",") + c;
+  EXPECT_EQ(header, expected);
+  int rows = 0;
+  for (std::string l; std::getline(lines, l);) {
+    ++rows;
+    EXPECT_EQ(std::count(l.begin(), l.end(), ','), static_cast<long>(fibersync::bench::csv_columns().size() - 1));
+  }
+  EXPECT_EQ(rows, 4);
+  const json doc = json::parse(slurp(d + "/r.json"));
+  EXPECT_EQ(doc["schema_version"], 1);
+  for (const char* k : {"host", "cpu_model", "cores", "numa_nodes", "kernel", "compiler", "build_type", "git_revision",
+                        "command", "date", "topology", "calibration"})
+    EXPECT_TRUE(doc["context"].contains(k)) << k;
+  ASSERT_EQ(doc["runs"].size(), 4u);
+  for (const json& r : doc["runs"]) {
+    std::uint64_t sum = 0;
+    for (const json& n : r["per_lt_acquisitions"]) sum += n.get<std::uint64_t>();
+    EXPECT_EQ(sum, r["acquisitions"].get<std::uint64_t>());
+    EXPECT_GT(sum, 0u);
+    EXPECT_EQ(r["per_lt_acquisitions"].size(), r["lts"].get<std::size_t>());
+    EXPECT_EQ(r["runtime"], runtime);
+    for (const auto& c : fibersync::bench::csv_columns()) EXPECT_TRUE(r.contains(c)) << c;
+    EXPECT_GT(r["bound_per_ms"].get<double>(), 0);
+  }
+  fs::remove_all(d);
+}
+}  // namespace
+
+TEST(BenchCli, UnknownRuntime) { expect_bad("--runtime nosuch"); }
+TEST(BenchCli, UnknownMutex) { expect_bad("--runtime os_threads --mutex nosuch"); }
+TEST(BenchCli, UnknownPreset) { expect_bad("--preset nosuch"); }
+TEST(BenchCli, NonPositiveCounts) {
+  expect_bad("--lts 0");
+  expect_bad("--reps 0");
+  expect_bad("--duration-ms -5");
+  expect_bad("--set critical=pause(-1)");
+}
+TEST(BenchCli, TooManyCarriers) { expect_bad("--carriers 4096"); }
+TEST(BenchCli, MalformedJson) {
+  const std::string d = dir();
+  std::ofstream(d + "/bad.json") << "{ \"lts\": [1, 2,, }";
+  EXPECT_EQ(run("--scenario " + d + "/bad.json --out " + d + "/out/r"), 2);
+  EXPECT_FALSE(fs::exists(d + "/out"));
+}
+TEST(BenchCli, UnknownOption) { expect_bad("--frobnicate"); }
+TEST(BenchCli, TraceNotYetSupported) { expect_bad("--trace t.json"); }
+TEST(BenchCli, ListShowsEverything) {
+  const std::string d = dir();
+  ASSERT_EQ(std::system((std::string(FIBERSYNC_BENCH_EXE) + " --list > " + d + "/list.txt").c_str()), 0);
+  const std::string s = slurp(d + "/list.txt");
+  for (const char* k : {"os_threads", "boost_fiber", "library", "mcs", "default", "hot-handover", "paper-coop"})
+    EXPECT_NE(s.find(k), std::string::npos) << k;
+}
+TEST(BenchCli, EndToEndOsThreads) { end_to_end("os_threads"); }
+TEST(BenchCli, EndToEndBoostFiber) { end_to_end("boost_fiber"); }
+TEST(BenchCli, EndToEndBoostFiberTwoCarriers) {
+  const std::string d = dir();
+  ASSERT_EQ(run("--runtime boost_fiber --mutex ttas,library --lts 4 --reps 2 --duration-ms 50 --carriers 2 --oversubscribe --out " + d + "/r"), 0);
+  const json doc = json::parse(slurp(d + "/r.json"));
+  EXPECT_EQ(doc["runs"].size(), 4u);
+}
