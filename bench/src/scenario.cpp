@@ -156,7 +156,7 @@ std::vector<run_config> expand(const json& scenario, const registry& reg, const 
                {"duration_ms", 200},       {"warmup_fraction", 1.0 / 3}, {"critical", "pause(100)"},
                {"parallel", "none"},       {"yield_after_unlock", true}, {"yield_inside", false},
                {"hold_fraction", nullptr}, {"lock_rate_per_ms", nullptr}, {"latency", true},
-               {"idle_suspend", false},    {"text_lines", 100000},    {"text_shards", 16},
+               {"idle_suspend", true},     {"text_lines", 100000},    {"text_shards", 16},
                {"text_vocabulary", 5000},  {"seed", 42},              {"name", "scenario"}};
   for (auto& [k, v] : scenario.items()) base[k] = v;
   for (const char* k : {"name", "description", "paper", "comment", "reps", "warmup_fraction", "yield_after_unlock",

@@ -15,5 +15,6 @@
 #include "fibersync/mutex/clh.hpp"
 #include "fibersync/mutex/cna.hpp"
 #include "fibersync/mutex/mcs.hpp"
+#include "fibersync/mutex/numa_mcs.hpp"
 #include "fibersync/mutex/ticket.hpp"
 #include "fibersync/mutex/ttas.hpp"

@@ -34,6 +34,8 @@ template <>
 inline constexpr bool parks_waiters<clh_mutex> = true;
 template <>
 inline constexpr bool parks_waiters<cna_mutex> = true;
+template <>
+inline constexpr bool parks_waiters<numa_mcs_mutex> = true;
 
 using namespace std::chrono_literals;
 

@@ -45,7 +45,7 @@ struct run_config {
   double hold_fraction = -1;        // poisson scenarios; < 0: not used
   double lock_rate_per_ms = -1;     // poisson scenarios; < 0: not used
   bool latency = true;              // record acquire latency samples
-  bool idle_suspend = false;        // Boost.Fiber work_stealing: idle carriers sleep
+  bool idle_suspend = true;         // Boost.Fiber work_stealing: idle carriers sleep (see runtime/executor.hpp)
   unsigned text_lines = 100000;
   unsigned text_shards = 16;
   unsigned text_vocabulary = 5000;
