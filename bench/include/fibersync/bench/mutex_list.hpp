@@ -17,7 +17,9 @@ void add_fibersync_mutexes(basic_driver<Traits>& d) {
   d.template add_mutex<ticket_mutex<C>>("ticket", true);
   d.template add_mutex<mcs_mutex<C>>("mcs", true);
   d.template add_mutex<clh_mutex<C>>("clh", true);
-  // Later: hmcs_mutex, cna_mutex, numa_mcs_mutex, adaptive_mutex.
+  d.template add_mutex<cna_mutex<C>>("cna", true);
+  d.template add_mutex<numa_mcs_mutex<C>>("numa_mcs", true);
+  // Later: hmcs_mutex, adaptive_mutex.
 }
 
 }  // namespace fibersync::bench
