@@ -105,12 +105,14 @@ namespace {
 const std::set<std::string> known_keys = {
     "name", "description", "paper", "comment", "workload", "runtime", "mutex", "lts", "carriers", "reps",
     "duration_ms", "warmup_fraction", "critical", "parallel", "yield_after_unlock", "yield_inside", "hold_fraction",
-    "lock_rate_per_ms", "latency", "idle_suspend", "text_lines", "text_shards", "text_vocabulary", "seed"};
+    "lock_rate_per_ms", "latency", "idle_suspend", "text_lines", "text_shards", "text_vocabulary", "seed",
+    "max_backoff", "yield_every", "suspend_after"};
 
 // Sweep order, outermost first; repetitions are innermost.
 const std::vector<std::string> sweep_order = {"runtime",  "carriers",        "workload",    "critical",
                                               "parallel", "hold_fraction",   "lock_rate_per_ms",
-                                              "text_shards", "duration_ms",  "lts",         "mutex"};
+                                              "text_shards", "max_backoff",  "yield_every", "suspend_after",
+                                              "duration_ms", "lts",          "mutex"};
 
 std::vector<json> as_list(const json& v) {
   if (v.is_array()) return std::vector<json>(v.begin(), v.end());
@@ -157,7 +159,8 @@ std::vector<run_config> expand(const json& scenario, const registry& reg, const 
                {"parallel", "none"},       {"yield_after_unlock", true}, {"yield_inside", false},
                {"hold_fraction", nullptr}, {"lock_rate_per_ms", nullptr}, {"latency", true},
                {"idle_suspend", true},     {"text_lines", 100000},    {"text_shards", 16},
-               {"text_vocabulary", 5000},  {"seed", 42},              {"name", "scenario"}};
+               {"text_vocabulary", 5000},  {"seed", 42},              {"name", "scenario"},
+               {"max_backoff", nullptr},   {"yield_every", nullptr},  {"suspend_after", nullptr}};
   for (auto& [k, v] : scenario.items()) base[k] = v;
   for (const char* k : {"name", "description", "paper", "comment", "reps", "warmup_fraction", "yield_after_unlock",
                         "yield_inside", "latency", "idle_suspend", "text_lines", "text_vocabulary", "seed"})
@@ -238,6 +241,10 @@ std::vector<run_config> expand(const json& scenario, const registry& reg, const 
     c.text_shards = static_cast<unsigned>(positive_int(p["text_shards"], "text_shards"));
     c.text_vocabulary = static_cast<unsigned>(positive_int(base["text_vocabulary"], "text_vocabulary"));
     c.seed = positive_int(base["seed"], "seed", true);
+    // Wait-policy overrides for the fibersync mutexes; absent: the runtime's default.
+    if (!p["max_backoff"].is_null()) c.max_backoff = static_cast<int>(positive_int(p["max_backoff"], "max_backoff", true));
+    if (!p["yield_every"].is_null()) c.yield_every = static_cast<int>(positive_int(p["yield_every"], "yield_every", true));
+    if (!p["suspend_after"].is_null()) c.suspend_after = static_cast<int>(positive_int(p["suspend_after"], "suspend_after", true));
     if (!p["hold_fraction"].is_null() || !p["lock_rate_per_ms"].is_null()) {
       if (p["hold_fraction"].is_null() || p["lock_rate_per_ms"].is_null())
         throw config_error("hold_fraction and lock_rate_per_ms go together");

@@ -72,6 +72,18 @@ TEST(BenchScenario, PoissonFieldsBecomeWork) {
   EXPECT_DOUBLE_EQ(runs[0].parallel.a_ns, 7500.0);
 }
 
+TEST(BenchScenario, WaitPolicyOverridesSweep) {
+  json s = {{"runtime", "os_threads"}, {"mutex", "mcs"}, {"suspend_after", {0, 4}}, {"yield_every", 2}};
+  auto runs = expand(s, registry::instance(), {false, 2});
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].suspend_after, 0);
+  EXPECT_EQ(runs[1].suspend_after, 4);
+  EXPECT_EQ(runs[1].yield_every, 2);
+  EXPECT_EQ(runs[1].max_backoff, -1);  // not given: the runtime's default
+  auto plain = expand({{"runtime", "os_threads"}, {"mutex", "mcs"}}, registry::instance(), {false, 2});
+  EXPECT_EQ(plain[0].suspend_after, -1);
+}
+
 TEST(BenchScenario, RejectsBadInput) {
   const expand_options opt{false, 2};
   auto bad = [&](json s) {
@@ -91,6 +103,8 @@ TEST(BenchScenario, RejectsBadInput) {
   bad({{"unknown_field", 1}});
   bad({{"hold_fraction", 0.5}});
   bad({{"hold_fraction", 1.5}, {"lock_rate_per_ms", 10}});
+  bad({{"suspend_after", -1}});
+  bad({{"yield_every", "often"}});
   EXPECT_NO_THROW(expand({{"runtime", "os_threads"}, {"carriers", 3}}, registry::instance(), {true, 2}));
 }
 

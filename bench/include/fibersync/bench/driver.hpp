@@ -141,6 +141,21 @@ class basic_driver : public runtime_driver {
   }
 
  private:
+  // The mutex of a loop run, built with the scenario's wait-policy overrides
+  // when it takes a wait_policy (the fibersync mutexes; not the library's).
+  template <class M>
+  static std::unique_ptr<detail::padded<M>> make_mutex(const run_config& cfg) {
+    if constexpr (std::is_constructible_v<M, const wait_policy&>) {
+      wait_policy policy = default_wait_policy<R>();
+      if (cfg.max_backoff >= 0) policy.max_backoff = static_cast<std::uint32_t>(cfg.max_backoff);
+      if (cfg.yield_every >= 0) policy.yield_every = static_cast<std::uint32_t>(cfg.yield_every);
+      if (cfg.suspend_after >= 0) policy.suspend_after = static_cast<std::uint32_t>(cfg.suspend_after);
+      return std::unique_ptr<detail::padded<M>>(new detail::padded<M>{M(policy)});
+    } else {
+      return std::make_unique<detail::padded<M>>();
+    }
+  }
+
   template <class M, bool Counted>
   static nlohmann::json run_with(const run_config& cfg, const run_env& env) {
     wait_counts (*counts)() = nullptr;
@@ -152,7 +167,7 @@ class basic_driver : public runtime_driver {
     std::atomic<std::uint64_t> seq{0};
     nlohmann::json extra = nlohmann::json::object();
     if (cfg.workload == "loop") {
-      auto m = std::make_unique<detail::padded<M>>();
+      auto m = make_mutex<M>(cfg);
       benchmark b = detail::loop_benchmark<Traits, M>(m->value, seq);
       Traits::run_lts(ex, cfg.lts, [&](unsigned lt) { b.body(st, lt); });
     } else if (cfg.workload == "text_stats") {

@@ -50,6 +50,11 @@ struct run_config {
   unsigned text_shards = 16;
   unsigned text_vocabulary = 5000;
   std::uint64_t seed = 42;
+  // wait_policy overrides for the fibersync mutexes (loop workload); -1: the
+  // runtime adapter's default_wait_policy().
+  int max_backoff = -1;
+  int yield_every = -1;
+  int suspend_after = -1;
   nlohmann::json params;            // this run's fields, as expanded
 };
 
