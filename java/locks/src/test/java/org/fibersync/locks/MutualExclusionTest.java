@@ -1,0 +1,109 @@
+package org.fibersync.locks;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Lock;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Named;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** Stress: many virtual threads, yields inside the critical section. */
+class MutualExclusionTest {
+
+    static Stream<Named<Supplier<Lock>>> locks() {
+        return LockFactories.all();
+    }
+
+    /**
+     * 10 000 virtual threads, each acquiring 3 times and yielding twice inside
+     * the critical section (the yield is what lets other threads on the same
+     * carrier observe a broken lock). Two witnesses: a plain counter that a
+     * broken lock would lose updates of, and an occupancy counter that must
+     * read 1 right after entering.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("locks")
+    void tenThousandVirtualThreadsYieldingInside(Supplier<Lock> factory) throws Exception {
+        Lock lock = factory.get();
+        int threads = 10_000;
+        int rounds = 3;
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        int[] counter = {0};
+        TestThreads tt = new TestThreads();
+        for (int t = 0; t < threads; t++) {
+            tt.startVirtual(() -> {
+                for (int i = 0; i < rounds; i++) {
+                    lock.lock();
+                    try {
+                        if (inside.incrementAndGet() != 1) {
+                            overlaps.incrementAndGet();
+                        }
+                        int v = counter[0];
+                        Thread.yield();
+                        counter[0] = v + 1;
+                        Thread.yield();
+                        inside.decrementAndGet();
+                    } finally {
+                        lock.unlock();
+                    }
+                }
+            });
+        }
+        // TtasLock has no queue: 10 000 pollers make it slow (seconds, more
+        // on a loaded machine), hence the generous deadline.
+        tt.joinAll(Duration.ofSeconds(150));
+        assertEquals(0, overlaps.get(), "threads inside the critical section at once");
+        assertEquals(threads * rounds, counter[0], "lost updates");
+    }
+
+    /** Virtual and platform threads mixed, with timed tryLock in the mix. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("locks")
+    void mixedThreadKindsAndTimedTryLock(Supplier<Lock> factory) throws Exception {
+        Lock lock = factory.get();
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        AtomicInteger done = new AtomicInteger();
+        int[] counter = {0};
+        TestThreads tt = new TestThreads();
+        for (int t = 0; t < 200; t++) {
+            boolean platform = t % 10 == 0;
+            boolean timed = t % 3 == 0;
+            TestThreads.Body body = () -> {
+                for (int i = 0; i < 50; i++) {
+                    if (timed) {
+                        if (!lock.tryLock(50, java.util.concurrent.TimeUnit.MICROSECONDS)) {
+                            continue;
+                        }
+                    } else {
+                        lock.lock();
+                    }
+                    try {
+                        if (inside.incrementAndGet() != 1) {
+                            overlaps.incrementAndGet();
+                        }
+                        counter[0]++;
+                        Thread.yield();
+                        inside.decrementAndGet();
+                    } finally {
+                        lock.unlock();
+                    }
+                    done.incrementAndGet();
+                }
+            };
+            if (platform) {
+                tt.startPlatform(body);
+            } else {
+                tt.startVirtual(body);
+            }
+        }
+        tt.joinAll(Duration.ofSeconds(60));
+        assertEquals(0, overlaps.get());
+        assertEquals(done.get(), counter[0]);
+    }
+}
