@@ -40,7 +40,10 @@ cpp_suite() {  # cpp_suite BUILD_DIR SANITIZER SCALE
 
 java_suite() {
   fibersync_deps java || return 1
-  JAVA_HOME="$FIBERSYNC_JDK25" mvn -B -q -f java/pom.xml verify
+  local rc=0
+  JAVA_HOME="$FIBERSYNC_JDK25" mvn -B -q -Dstyle.color=never -f java/pom.xml verify || rc=$?
+  echo  # mvn -q leaves the last line open
+  return $rc
 }
 
 python_suite() {
