@@ -14,6 +14,7 @@
 
 #include "fibersync/mutex/clh.hpp"
 #include "fibersync/mutex/cna.hpp"
+#include "fibersync/mutex/hmcs.hpp"
 #include "fibersync/mutex/mcs.hpp"
 #include "fibersync/mutex/numa_mcs.hpp"
 #include "fibersync/mutex/ticket.hpp"

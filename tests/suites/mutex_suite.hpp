@@ -36,6 +36,8 @@ template <>
 inline constexpr bool parks_waiters<cna_mutex> = true;
 template <>
 inline constexpr bool parks_waiters<numa_mcs_mutex> = true;
+template <>
+inline constexpr bool parks_waiters<hmcs_mutex> = true;
 
 using namespace std::chrono_literals;
 

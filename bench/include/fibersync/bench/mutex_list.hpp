@@ -19,7 +19,7 @@ void add_fibersync_mutexes(basic_driver<Traits>& d) {
   d.template add_mutex<clh_mutex<C>>("clh", true);
   d.template add_mutex<cna_mutex<C>>("cna", true);
   d.template add_mutex<numa_mcs_mutex<C>>("numa_mcs", true);
-  // Later: hmcs_mutex, adaptive_mutex.
+  d.template add_mutex<hmcs_mutex<C>>("hmcs", true);
 }
 
 }  // namespace fibersync::bench

@@ -1,0 +1,232 @@
+// hmcs.hpp: hmcs_mutex<R>, the hierarchical MCS lock.
+//
+// Algorithm: a tree of MCS locks, one level per topology level that has more
+//   than one member (cache cluster, then NUMA node) plus the root. An LT queues
+//   in the MCS lock of its cluster (the leaf). The head of a leaf queue leads
+//   its cohort: it queues the leaf's own node in the parent lock, and so on up
+//   to the root. At unlock, the holder passes the lock to its successor in the
+//   same leaf queue *with every ancestor lock still held* (a cohort pass) up
+//   to `pass_limit` times in a row; after that, or with no successor, it
+//   releases the parent first, then tells its successor to acquire the parent
+//   itself. So the lock's data stays in one cluster's caches for up to
+//   pass_limit critical sections, then moves on in FIFO order of the cohorts.
+// Paper: M. Chabbi, M. Fagan, J. Mellor-Crummey, "High Performance Locks for
+//   Multi-level NUMA Systems", PPoPP 2015.
+// Fairness: FIFO inside each queue, and the root is FIFO among cohorts, so
+//   the bypass is bounded: a waiter sees at most the waiters ahead of it in its
+//   own queue plus, per turn of its cohort, at most pass_limit hand-overs
+//   inside each other cohort queued ahead (a pass_limit-bounded round robin).
+//   On a flat machine there is one level: plain FIFO MCS. try_lock succeeds
+//   only when every lock on its path is free.
+// Waits: lock() on its own node, and as a cohort leader on its level's node in
+//   the parent queue (spin -> yield -> suspend, park/grant handshake of
+//   wait/handover.hpp); unlock() while a successor is still linking in (spin
+//   -> yield).
+// Space: per mutex, two cache lines per lock of the tree (one per cluster,
+//   per node and the root); one pooled node per waiting or holding LT.
+// Not reentrant. Meets Lockable.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "fibersync/detail/cache_line.hpp"
+#include "fibersync/detail/node_pool.hpp"
+#include "fibersync/runtime/concept.hpp"
+#include "fibersync/topology/topology.hpp"
+#include "fibersync/wait/handover.hpp"
+#include "fibersync/wait/wait_policy.hpp"
+#include "fibersync/wait/waiter.hpp"
+
+namespace fibersync {
+
+template <runtime R>
+class hmcs_mutex {
+ public:
+  static constexpr std::uint32_t default_pass_limit = 64;
+
+  hmcs_mutex() : hmcs_mutex(default_wait_policy<R>()) {}
+  explicit hmcs_mutex(const wait_policy& policy, std::uint32_t pass_limit = default_pass_limit)
+      : policy_(policy), topology_(&topology::current()), pass_limit_(pass_limit == 0 ? 1 : pass_limit) {
+    build_tree();
+  }
+  hmcs_mutex(const hmcs_mutex&) = delete;
+  hmcs_mutex& operator=(const hmcs_mutex&) = delete;
+
+  // Number of levels of the tree (1 on a flat machine, 3 with clusters and nodes).
+  unsigned levels() const noexcept { return static_cast<unsigned>(levels_.size()); }
+
+  void lock() {
+    level_lock* leaf = my_leaf();
+    node* self = new_node();
+    acquire(leaf, self);
+    owner_node_ = self;
+    owner_leaf_ = leaf;
+  }
+
+  bool try_lock() {
+    level_lock* leaf = my_leaf();
+    node* self = new_node();
+    if (!try_acquire(leaf, self)) {
+      pool::release(self);
+      return false;
+    }
+    owner_node_ = self;
+    owner_leaf_ = leaf;
+    return true;
+  }
+
+  void unlock() {
+    node* self = owner_node_;
+    release(owner_leaf_, self);
+    pool::release(self);  // no one references our node after the release
+  }
+
+ private:
+  struct alignas(detail::cache_line_size) node {
+    handover_flag<R> flag;             // granted by the predecessor in the same queue
+    std::atomic<node*> next{nullptr};  // written once by the successor
+    // Written by the predecessor before grant(), read by the owner after it:
+    bool acquire_parent = false;       // the cohort ended: the new head must take the parent lock
+    std::uint32_t passes = 0;          // consecutive cohort passes before this node
+    node* pool_next = nullptr;
+  };
+  using pool = detail::node_pool<node>;
+
+  // One MCS lock of the tree. `in_parent` is this lock's node in its parent's
+  // queue, used by whichever LT leads this lock's cohort: the leader that
+  // queues it holds this lock, and the holder that dequeues it holds it too,
+  // so at most one use is in flight.
+  struct alignas(detail::cache_line_size) level_lock {
+    std::atomic<node*> tail{nullptr};
+    level_lock* parent = nullptr;
+    node in_parent;
+  };
+
+  void build_tree() {
+    const topology& t = *topology_;
+    // Leaf to root; a level with one member adds nothing but a hop.
+    std::vector<unsigned> widths;
+    if (t.clusters() > t.nodes()) widths.push_back(t.clusters());
+    if (t.nodes() > 1) widths.push_back(t.nodes());
+    widths.push_back(1);
+    for (unsigned w : widths) levels_.push_back(std::make_unique<level_lock[]>(w));
+    leaf_is_cluster_ = t.clusters() > t.nodes();
+    for (size_t l = 0; l + 1 < widths.size(); ++l) {
+      const bool cluster_level = leaf_is_cluster_ && l == 0;
+      const bool parent_is_root = l + 2 == widths.size();
+      for (unsigned i = 0; i < widths[l]; ++i) {
+        const unsigned up = parent_is_root ? 0 : (cluster_level ? t.node_of_cluster(i) : i);
+        levels_[l][i].parent = &levels_[l + 1][up];
+      }
+    }
+  }
+
+  level_lock* my_leaf() const noexcept {
+    if (levels_.size() == 1) return &levels_[0][0];
+    const topology::cpu_place& p = topology_->current_place();
+    return &levels_[0][leaf_is_cluster_ ? p.cluster : p.node];
+  }
+
+  static void reset(node* n) noexcept {
+    n->flag.reset();
+    n->next.store(nullptr, std::memory_order_relaxed);  // published by the tail exchange
+    n->acquire_parent = false;
+    n->passes = 0;
+  }
+
+  static node* new_node() {
+    node* n = pool::acquire();
+    reset(n);
+    return n;
+  }
+
+  // Takes `l` for n's owner, and the parent locks unless the cohort passes
+  // them along with `l`.
+  void acquire(level_lock* l, node* n) {
+    // acq_rel: as in mcs_mutex::lock().
+    node* pred = l->tail.exchange(n, std::memory_order_acq_rel);
+    if (pred != nullptr && !wait_in_queue(n, pred)) return;  // a cohort pass
+    n->passes = 0;  // we start a cohort at this level
+    if (l->parent != nullptr) {
+      reset(&l->in_parent);
+      acquire(l->parent, &l->in_parent);
+    }
+  }
+
+  // Returns true when the predecessor ended its cohort (acquire the parent).
+  [[gnu::noinline]] bool wait_in_queue(node* self, node* pred) {
+    // release: our reset node must be visible before the predecessor grants it.
+    pred->next.store(self, std::memory_order_release);
+    self->flag.await(policy_);
+    return self->acquire_parent;
+  }
+
+  bool try_acquire(level_lock* l, node* n) {
+    node* expected = nullptr;
+    if (!l->tail.compare_exchange_strong(expected, n, std::memory_order_acq_rel, std::memory_order_relaxed)) {
+      return false;
+    }
+    n->passes = 0;
+    if (l->parent == nullptr) return true;
+    reset(&l->in_parent);
+    if (try_acquire(l->parent, &l->in_parent)) return true;
+    // The parent is taken: give `l` back. A waiter that queued behind us in
+    // the meantime leads the cohort and takes the parent itself.
+    release_level(l, n, /*acquire_parent=*/true);
+    return false;
+  }
+
+  void release(level_lock* l, node* n) {
+    if (l->parent == nullptr) {
+      release_level(l, n, /*acquire_parent=*/false);  // the root passes FIFO, no limit
+      return;
+    }
+    // acquire: pairs with the release store of the link in wait_in_queue().
+    node* succ = n->next.load(std::memory_order_acquire);
+    if (succ != nullptr && n->passes + 1 < pass_limit_) {
+      succ->acquire_parent = false;  // the parent locks stay with the cohort
+      succ->passes = n->passes + 1;
+      succ->flag.grant();            // release: publishes the two fields above
+      return;
+    }
+    // Parent first: the successor we wake below will queue our in_parent node
+    // there again, so its last use must be over.
+    release(l->parent, &l->in_parent);
+    release_level(l, n, /*acquire_parent=*/true);
+  }
+
+  // Plain MCS release of one level.
+  void release_level(level_lock* l, node* n, bool acquire_parent) {
+    node* succ = n->next.load(std::memory_order_acquire);
+    if (succ == nullptr) {
+      node* expected = n;
+      // release: pairs with the acquire of the next exchange on this tail.
+      if (l->tail.compare_exchange_strong(expected, nullptr, std::memory_order_release, std::memory_order_relaxed)) {
+        return;
+      }
+      succ = wait_for_successor(n);
+    }
+    succ->acquire_parent = acquire_parent;
+    succ->passes = 0;
+    succ->flag.grant();
+  }
+
+  [[gnu::noinline]] node* wait_for_successor(node* n) {
+    node* succ = nullptr;
+    spin_yield_until<R>(policy_, [&] { return (succ = n->next.load(std::memory_order_acquire)) != nullptr; });
+    return succ;
+  }
+
+  alignas(detail::cache_line_size) node* owner_node_ = nullptr;  // holder's leaf node, written after acquiring
+  level_lock* owner_leaf_ = nullptr;                             // holder's leaf lock (it may migrate meanwhile)
+  wait_policy policy_;                                           // read-only after construction
+  const topology* topology_;
+  std::uint32_t pass_limit_;
+  bool leaf_is_cluster_ = false;
+  std::vector<std::unique_ptr<level_lock[]>> levels_;  // leaf level first, root last
+};
+
+}  // namespace fibersync
