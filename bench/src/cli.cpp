@@ -170,7 +170,8 @@ std::string timestamp() {
 int run_main(int argc, char** argv) {
   registry& reg = registry::instance();
   CLI::App app{"fibersync-bench: runs a lock scenario on every runtime x mutex x LT count (docs/bench.md)"};
-  std::string preset, scenario_file, runtimes, mutexes, lts, carriers, reps, duration, out, trace;
+  std::string preset, scenario_file, runtimes, mutexes, lts, carriers, reps, duration, out, trace, topology_desc,
+      pinning;
   std::vector<std::string> sets;
   bool list = false, oversubscribe = false;
   auto* p_opt = app.add_option("--preset", preset, "preset name from presets/ (default: default)");
@@ -180,6 +181,10 @@ int run_main(int argc, char** argv) {
   app.add_option("--mutex", mutexes, "mutexes, comma-separated (or all)");
   app.add_option("--lts", lts, "LT counts, comma-separated");
   app.add_option("--carriers", carriers, "carriers (OS threads / CPUs); 0 = cores");
+  app.add_option("--topology", topology_desc,
+                 "topology NUMA locks see: machine, or virtual, e.g. 2x1, 2x2x4, '0,1|2,3/4,5|6,7' (comma list = sweep "
+                 "only via --set)");
+  app.add_option("--pinning", pinning, "carrier pinning: none, compact, scatter (comma-separated to sweep)");
   app.add_option("--reps", reps, "repetitions per configuration");
   app.add_option("--duration-ms", duration, "timed part of each run in ms");
   app.add_option("--out", out, "output prefix: writes PREFIX.csv and PREFIX.json");
@@ -220,6 +225,8 @@ int run_main(int argc, char** argv) {
     set("mutex", mutexes);
     set("lts", lts);
     set("carriers", carriers);
+    if (!topology_desc.empty()) scenario["topology"] = topology_desc;  // commas belong to the description
+    set("pinning", pinning);
     set("reps", reps);
     set("duration_ms", duration);
     expand_options opt;
@@ -284,8 +291,8 @@ int run_main(int argc, char** argv) {
     row["mutex"] = c.mutex;
     row["lts"] = c.lts;
     row["carriers"] = c.carriers;
-    row["pinning"] = "none";
-    row["topology"] = "machine";
+    row["pinning"] = c.pinning;
+    row["topology"] = c.topology;
     row["repetition"] = c.repetition;
     row["hold_fraction"] = c.hold_fraction >= 0 ? json(c.hold_fraction) : json(nullptr);
     row["lock_rate_per_ms"] = c.lock_rate_per_ms > 0 ? json(c.lock_rate_per_ms) : json(nullptr);
@@ -295,8 +302,7 @@ int run_main(int argc, char** argv) {
     } else {
       row["bound_per_ms"] = row["bound_fraction"] = nullptr;
     }
-    for (const char* k : {"same_node_handover", "same_cluster_handover", "remote_handovers_per_1000", "arch",
-                          "distribution", "matrix_n", "forward_ms", "back_ms", "residual"})
+    for (const char* k : {"arch", "distribution", "matrix_n", "forward_ms", "back_ms", "residual"})
       row[k] = nullptr;
     if (!row.contains("total_ms")) row["total_ms"] = nullptr;
     row["params"] = c.params;

@@ -66,7 +66,7 @@ nlohmann::json state::metrics() const {
   const double ms = (t1_ns_ - t0_ns_) / 1e6;
   std::vector<std::uint64_t> per_lt;
   histogram bypass, latency;
-  std::uint64_t migrated = 0, migrations = 0, total = 0;
+  std::uint64_t migrated = 0, migrations = 0, total = 0, handovers = 0, same_node = 0, same_cluster = 0;
   for (const lt_counters& c : lts_) {
     per_lt.push_back(c.acquisitions);
     total += c.acquisitions;
@@ -74,6 +74,9 @@ nlohmann::json state::metrics() const {
     latency.merge(c.latency_ticks);
     migrated += c.latency_migrated;
     migrations += c.migrations;
+    handovers += c.handovers;
+    same_node += c.same_node;
+    same_cluster += c.same_cluster;
   }
   const double acq = static_cast<double>(total);
   m["duration_ms"] = ms;
@@ -105,6 +108,14 @@ nlohmann::json state::metrics() const {
     m["suspends_per_acq"] = static_cast<double>(counts1_.suspends - counts0_.suspends) / acq;
   } else {
     m["yields_per_acq"] = m["suspends_per_acq"] = nullptr;
+  }
+  if (handovers && cfg.workload == "loop") {
+    const double h = static_cast<double>(handovers);
+    m["same_node_handover"] = static_cast<double>(same_node) / h;
+    m["same_cluster_handover"] = static_cast<double>(same_cluster) / h;
+    m["remote_handovers_per_1000"] = 1000.0 * static_cast<double>(handovers - same_node) / h;
+  } else {
+    m["same_node_handover"] = m["same_cluster_handover"] = m["remote_handovers_per_1000"] = nullptr;
   }
   m["migrations_per_acq"] = (total && cfg.workload == "loop") ? json(static_cast<double>(migrations) / acq) : json(nullptr);
   const double cpu_ms = (cpu1_ns_ - cpu0_ns_) / 1e6;

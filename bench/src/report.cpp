@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "fibersync/bench/metrics.hpp"
+#include "fibersync/topology/topology.hpp"
 
 #ifndef FIBERSYNC_BENCH_GIT_REVISION
 #define FIBERSYNC_BENCH_GIT_REVISION "unknown"
@@ -144,7 +145,11 @@ json machine_context(const std::string& command) {
   char buf[64];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S%z", std::localtime(&t));
   c["date"] = buf;
-  c["topology"] = "machine";
+  // What "machine" means in the topology column: hwloc's view, or the
+  // FIBERSYNC_TOPOLOGY override when it is set.
+  const topology& topo = topology::current();
+  c["topology"] = {{"source", topo.source()}, {"description", topo.description()}, {"nodes", topo.nodes()},
+                   {"clusters", topo.clusters()}, {"cpus", topo.cpus()}};
   std::string gov;
   std::ifstream g("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
   if (g >> gov) c["frequency_governor"] = gov;

@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "fibersync/bench/placement.hpp"
 #include "fibersync/bench/registry.hpp"
 
 #ifndef FIBERSYNC_BENCH_PRESETS_DIR
@@ -106,13 +107,13 @@ const std::set<std::string> known_keys = {
     "name", "description", "paper", "comment", "workload", "runtime", "mutex", "lts", "carriers", "reps",
     "duration_ms", "warmup_fraction", "critical", "parallel", "yield_after_unlock", "yield_inside", "hold_fraction",
     "lock_rate_per_ms", "latency", "idle_suspend", "text_lines", "text_shards", "text_vocabulary", "seed",
-    "max_backoff", "yield_every", "suspend_after"};
+    "max_backoff", "yield_every", "suspend_after", "topology", "pinning"};
 
 // Sweep order, outermost first; repetitions are innermost.
-const std::vector<std::string> sweep_order = {"runtime",  "carriers",        "workload",    "critical",
-                                              "parallel", "hold_fraction",   "lock_rate_per_ms",
-                                              "text_shards", "max_backoff",  "yield_every", "suspend_after",
-                                              "duration_ms", "lts",          "mutex"};
+const std::vector<std::string> sweep_order = {
+    "runtime",       "carriers",    "topology",    "pinning",       "workload",    "critical",
+    "parallel",      "hold_fraction", "lock_rate_per_ms", "text_shards", "max_backoff", "yield_every",
+    "suspend_after", "duration_ms", "lts",         "mutex"};
 
 std::vector<json> as_list(const json& v) {
   if (v.is_array()) return std::vector<json>(v.begin(), v.end());
@@ -160,7 +161,8 @@ std::vector<run_config> expand(const json& scenario, const registry& reg, const 
                {"hold_fraction", nullptr}, {"lock_rate_per_ms", nullptr}, {"latency", true},
                {"idle_suspend", true},     {"text_lines", 100000},    {"text_shards", 16},
                {"text_vocabulary", 5000},  {"seed", 42},              {"name", "scenario"},
-               {"max_backoff", nullptr},   {"yield_every", nullptr},  {"suspend_after", nullptr}};
+               {"max_backoff", nullptr},   {"yield_every", nullptr},  {"suspend_after", nullptr},
+               {"topology", "machine"},    {"pinning", "none"}};
   for (auto& [k, v] : scenario.items()) base[k] = v;
   for (const char* k : {"name", "description", "paper", "comment", "reps", "warmup_fraction", "yield_after_unlock",
                         "yield_inside", "latency", "idle_suspend", "text_lines", "text_vocabulary", "seed"})
@@ -228,6 +230,9 @@ std::vector<run_config> expand(const json& scenario, const registry& reg, const 
     if (c.carriers > opt.hardware_carriers && !opt.oversubscribe)
       throw config_error("carriers=" + std::to_string(c.carriers) + " exceeds the " +
                          std::to_string(opt.hardware_carriers) + " CPUs of this machine (use --oversubscribe)");
+    c.topology = string(p["topology"], "topology");
+    c.pinning = string(p["pinning"], "pinning");
+    validate_placement(c.topology, c.pinning);
     c.reps = reps;
     c.duration_ms = number(p["duration_ms"], "duration_ms", 0, true);
     c.warmup_fraction = warm;

@@ -91,6 +91,32 @@ TEST(BenchCli, MalformedJson) {
   EXPECT_FALSE(fs::exists(d + "/out"));
 }
 TEST(BenchCli, UnknownOption) { expect_bad("--frobnicate"); }
+TEST(BenchCli, BadPlacement) {
+  expect_bad("--topology 3x");
+  expect_bad("--topology 0,0");
+  expect_bad("--pinning diagonal");
+}
+TEST(BenchCli, PlacementAndLocalityRecorded) {
+  const std::string d = dir();
+  ASSERT_EQ(run("--runtime os_threads --mutex mcs,cna --lts 4 --reps 1 --duration-ms 60 --carriers 2 --oversubscribe "
+                "--topology 2x1 --pinning compact,scatter --out " + d + "/two"), 0);
+  const json two = json::parse(slurp(d + "/two.json"));
+  ASSERT_EQ(two["runs"].size(), 4u);
+  for (const json& r : two["runs"]) {
+    EXPECT_EQ(r["topology"], "2x1");
+    EXPECT_TRUE(r["pinning"] == "compact" || r["pinning"] == "scatter") << r["pinning"];
+    const double same = r["same_node_handover"].get<double>();
+    EXPECT_GE(same, 0.0);
+    EXPECT_LE(same, 1.0);
+    EXPECT_LE(r["same_cluster_handover"].get<double>(), same + 1e-12);  // a cluster lies inside a node
+    EXPECT_NEAR(r["remote_handovers_per_1000"].get<double>(), 1000 * (1 - same), 1e-6);
+  }
+  // On a one-node machine every hand-over stays on the node.
+  ASSERT_EQ(run("--runtime os_threads --mutex mcs --lts 4 --reps 1 --duration-ms 40 --topology 1x2 --out " + d + "/one"), 0);
+  const json one = json::parse(slurp(d + "/one.json"));
+  EXPECT_DOUBLE_EQ(one["runs"][0]["same_node_handover"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(one["runs"][0]["remote_handovers_per_1000"].get<double>(), 0.0);
+}
 TEST(BenchCli, TraceNotYetSupported) { expect_bad("--trace t.json"); }
 TEST(BenchCli, ListShowsEverything) {
   const std::string d = dir();

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "fibersync/bench/metrics.hpp"
+#include "fibersync/bench/placement.hpp"
 #include "fibersync/bench/registry.hpp"
 #include "fibersync/bench/report.hpp"
 #include "fibersync/bench/scenario.hpp"
@@ -173,4 +174,26 @@ TEST(BenchReport, SpeedupAgainstOneLt) {
   fill_speedups(rows);
   EXPECT_DOUBLE_EQ(rows[4]["speedup_vs_1"].get<double>(), 2.0);
   EXPECT_DOUBLE_EQ(rows[1]["speedup_vs_1"].get<double>(), 1.0);
+}
+
+TEST(BenchPlacement, CompactFillsANodeScatterSpreads) {
+  const auto t = fibersync::topology::parse("0,1|2,3/4,5|6,7");
+  EXPECT_EQ(carrier_cpus("none", 4, t, 8), std::vector<int>{});
+  EXPECT_EQ(carrier_cpus("compact", 4, t, 8), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(carrier_cpus("scatter", 4, t, 8), (std::vector<int>{0, 4, 1, 5}));
+  // More carriers than cpus wrap around; a virtual machine larger than the
+  // real one maps virtual cpu v to real cpu v mod cpus.
+  EXPECT_EQ(carrier_cpus("compact", 10, t, 8)[9], 1);
+  EXPECT_EQ(carrier_cpus("scatter", 3, t, 2), (std::vector<int>{0, 0, 1}));
+  const auto shuffled = fibersync::topology::parse("1,3/0,2");
+  EXPECT_EQ(carrier_cpus("compact", 4, shuffled, 4), (std::vector<int>{1, 3, 0, 2}));
+  EXPECT_EQ(carrier_cpus("scatter", 2, shuffled, 4), (std::vector<int>{1, 0}));
+}
+
+TEST(BenchPlacement, RejectsUnknownPolicyAndBadTopology) {
+  EXPECT_NO_THROW(validate_placement("machine", "none"));
+  EXPECT_NO_THROW(validate_placement("2x1", "scatter"));
+  EXPECT_THROW(validate_placement("machine", "diagonal"), config_error);
+  EXPECT_THROW(validate_placement("2x", "none"), config_error);
+  EXPECT_THROW(validate_placement("0,0", "compact"), config_error);
 }

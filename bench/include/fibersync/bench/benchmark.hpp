@@ -22,6 +22,7 @@
 #include "fibersync/bench/ticks.hpp"
 #include "fibersync/bench/work.hpp"
 #include "fibersync/runtime/counting.hpp"
+#include "fibersync/topology/topology.hpp"
 
 namespace fibersync::bench {
 
@@ -52,6 +53,9 @@ struct alignas(64) lt_counters {
   std::uint64_t acquisitions = 0;
   std::uint64_t migrations = 0;          // carrier changed since the previous iteration
   std::uint64_t latency_migrated = 0;    // samples whose LT changed carrier while waiting
+  std::uint64_t handovers = 0;           // acquisitions that followed another acquisition
+  std::uint64_t same_node = 0;           // ... made on the NUMA node of the one before
+  std::uint64_t same_cluster = 0;        // ... made in the cache cluster of the one before
   std::uint64_t last_seq = ~std::uint64_t{0};
   histogram bypass;
   histogram latency_ticks;
@@ -129,6 +133,18 @@ class state {
     me.last_seq = seq;
   }
 
+  // Inside the critical section: where this acquisition runs, compared with
+  // the previous one (the mutex under test orders the accesses to prev_*).
+  void record_place(lt_counters& me, phase p, const topology::cpu_place& here) {
+    if (p == phase::measuring && prev_node_ >= 0) {
+      ++me.handovers;
+      me.same_node += static_cast<unsigned>(prev_node_) == here.node;
+      me.same_cluster += static_cast<unsigned>(prev_cluster_) == here.cluster;
+    }
+    prev_node_ = static_cast<int>(here.node);
+    prev_cluster_ = static_cast<int>(here.cluster);
+  }
+
   // Metrics of the finished run, keys = CSV columns (null = not applicable).
   nlohmann::json metrics() const;
 
@@ -138,6 +154,8 @@ class state {
   lt_barrier barrier_;
   std::vector<unsigned char> shared_memory_;
   alignas(64) std::atomic<int> phase_{int(phase::warmup)};
+  alignas(64) int prev_node_ = -1;  // place of the last acquisition: written inside the critical section
+  int prev_cluster_ = -1;
   double warm_end_ns_ = 0, end_ns_ = 0, t0_ns_ = 0, t1_ns_ = 0, cpu0_ns_ = 0, cpu1_ns_ = 0;
   wait_counts counts0_{}, counts1_{};
 };

@@ -19,9 +19,11 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "fibersync/bench/benchmark.hpp"
+#include "fibersync/bench/placement.hpp"
 #include "fibersync/bench/text_stats.hpp"
 #include "fibersync/runtime/counting.hpp"
 #include "fibersync/runtime/executor.hpp"
@@ -45,6 +47,7 @@ benchmark loop_benchmark(M& mutex, std::atomic<std::uint64_t>& seq) {
             work_runner parallel(st.cfg.parallel, st.ops, st.shared_memory(), st.cfg.seed * 104729 + lt);
             const bool latency = st.cfg.latency, yield_inside = st.cfg.yield_inside,
                        yield_after = st.cfg.yield_after_unlock;
+            const topology& topo = topology::current();
             st.barrier();
             if (lt == 0) st.start();
             unsigned prev_carrier = Traits::carrier();
@@ -65,6 +68,7 @@ benchmark loop_benchmark(M& mutex, std::atomic<std::uint64_t>& seq) {
               const std::uint64_t s = seq.load(std::memory_order_relaxed);
               seq.store(s + 1, std::memory_order_relaxed);
               const phase p = st.current();
+              st.record_place(me, p, topo.current_place());
               critical.run();
               if (yield_inside) Traits::yield();
               mutex.unlock();
@@ -164,6 +168,8 @@ class basic_driver : public runtime_driver {
     executor_options ex;
     ex.carriers = cfg.carriers;
     ex.idle_suspend = cfg.idle_suspend;
+    ex.cpus = carrier_cpus(cfg.pinning, cfg.carriers, install_topology(cfg.topology),
+                           std::max(1u, std::thread::hardware_concurrency()));
     std::atomic<std::uint64_t> seq{0};
     nlohmann::json extra = nlohmann::json::object();
     if (cfg.workload == "loop") {

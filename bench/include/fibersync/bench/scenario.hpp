@@ -34,6 +34,8 @@ struct run_config {
   std::string mutex;
   unsigned lts = 1;
   unsigned carriers = 1;
+  std::string topology = "machine";  // or a virtual topology description (placement.hpp)
+  std::string pinning = "none";      // none | compact | scatter (placement.hpp)
   unsigned repetition = 0;
   unsigned reps = 1;
   double duration_ms = 200;        // timed part of the loop
