@@ -12,6 +12,7 @@
 #include "fibersync/wait/wait_policy.hpp"
 #include "fibersync/wait/waiter.hpp"
 
+#include "fibersync/mutex/adaptive.hpp"
 #include "fibersync/mutex/clh.hpp"
 #include "fibersync/mutex/cna.hpp"
 #include "fibersync/mutex/hmcs.hpp"

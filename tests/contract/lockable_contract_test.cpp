@@ -38,6 +38,7 @@ constexpr bool all_mutexes_meet_contract() {
   static_assert(meets_contract<cna_mutex<R>>());
   static_assert(meets_contract<numa_mcs_mutex<R>>());
   static_assert(meets_contract<hmcs_mutex<R>>());
+  static_assert(meets_contract<adaptive_mutex<R>>());
   return true;
 }
 

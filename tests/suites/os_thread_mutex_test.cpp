@@ -7,7 +7,8 @@ namespace fibersync::test {
 namespace {
 using R = os_thread_runtime;
 using all_mutexes = ::testing::Types<mutex_case<ttas_mutex, R>, mutex_case<ticket_mutex, R>,
-                                     mutex_case<mcs_mutex, R>, mutex_case<clh_mutex, R>>;
+                                     mutex_case<mcs_mutex, R>, mutex_case<clh_mutex, R>,
+                                     mutex_case<adaptive_mutex, R>>;
 using fifo_mutexes = ::testing::Types<mutex_case<ticket_mutex, R>, mutex_case<mcs_mutex, R>, mutex_case<clh_mutex, R>>;
 }  // namespace
 INSTANTIATE_TYPED_TEST_SUITE_P(os_threads, mutex_suite, all_mutexes);

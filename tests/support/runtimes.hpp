@@ -47,6 +47,12 @@ void run_lts(unsigned carriers, unsigned lts, const lt_body& body) {
 template <template <class> class M>
 inline constexpr bool parks_waiters = false;
 
+// Of the contended hand-overs in the lost-wake-up stress, at least 1 in this
+// many must go to a parked LT. A lock that lets arrivals barge past its queue
+// (adaptive_mutex) parks less by design and specializes it.
+template <template <class> class M>
+inline constexpr unsigned min_park_share_inverse = 20;
+
 // One test case: mutex template M instantiated on runtime R (counted, so a
 // test can check which waiting phases were reached).
 template <template <class> class M, class R>
@@ -54,6 +60,7 @@ struct mutex_case {
   using runtime = counting_runtime<R>;
   using mutex = M<runtime>;
   static constexpr bool parks = parks_waiters<M>;
+  static constexpr unsigned park_share_inverse = min_park_share_inverse<M>;
 };
 
 }  // namespace fibersync::test

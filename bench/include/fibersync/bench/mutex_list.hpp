@@ -20,6 +20,7 @@ void add_fibersync_mutexes(basic_driver<Traits>& d) {
   d.template add_mutex<cna_mutex<C>>("cna", true);
   d.template add_mutex<numa_mcs_mutex<C>>("numa_mcs", true);
   d.template add_mutex<hmcs_mutex<C>>("hmcs", true);
+  d.template add_mutex<adaptive_mutex<C>>("adaptive", true);
 }
 
 }  // namespace fibersync::bench
