@@ -66,6 +66,34 @@ void switch_out(action what) {
   current_carrier()->main = std::move(back);
 }
 
+boost::context::stack_context pooled_stack::allocate() {
+  s_->stack_lock.lock();
+  if (!s_->stack_pool.empty()) {
+    boost::context::stack_context sctx = s_->stack_pool.back();
+    s_->stack_pool.pop_back();
+    s_->stack_lock.unlock();
+    return sctx;
+  }
+  s_->stack_lock.unlock();
+  return boost::context::protected_fixedsize_stack(size_).allocate();
+}
+
+void pooled_stack::deallocate(boost::context::stack_context& sctx) noexcept {
+  s_->stack_lock.lock();
+  try {
+    s_->stack_pool.push_back(sctx);
+  } catch (...) {  // no memory for the pool entry: unmap instead
+    s_->stack_lock.unlock();
+    boost::context::protected_fixedsize_stack(size_).deallocate(sctx);
+    return;
+  }
+  s_->stack_lock.unlock();
+}
+
+sched_impl::~sched_impl() {
+  for (auto& sctx : stack_pool) boost::context::protected_fixedsize_stack(options.stack_size).deallocate(sctx);
+}
+
 void sched_impl::push_ready(carrier& c, uthread* t) {
   c.lock.lock();
   c.ready.push(t);
@@ -314,7 +342,7 @@ task scheduler::spawn_on(unsigned k, std::function<void()> fn) {
   auto* t = new uthread;
   t->sched = impl_.get();
   t->fn = std::move(fn);
-  t->ctx = boost::context::fiber(std::allocator_arg, boost::context::protected_fixedsize_stack(impl_->options.stack_size),
+  t->ctx = boost::context::fiber(std::allocator_arg, detail::pooled_stack(*impl_, impl_->options.stack_size),
                                  [t](boost::context::fiber&& caller) {
                                    detail::current_carrier()->main = std::move(caller);
                                    try {
