@@ -164,6 +164,8 @@ class basic_driver : public runtime_driver {
     executor_options ex;
     ex.carriers = cfg.carriers;
     ex.idle_suspend = cfg.idle_suspend;
+    if (cfg.pinning == "compact")
+      for (unsigned k = 0; k < cfg.carriers; ++k) ex.cpus.push_back(static_cast<int>(k));
     std::atomic<std::uint64_t> seq{0};
     nlohmann::json extra = nlohmann::json::object();
     if (cfg.workload == "loop") {
