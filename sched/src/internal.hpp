@@ -98,6 +98,9 @@ struct sched_impl {
 
   void make_ready(uthread* t);                 // push on t's carrier's queue, wake
   void push_ready(carrier& c, uthread* t);
+  // Appends a whole list to c's ready queue: one lock, one fence, at most
+  // one wake-up for the batch.
+  void push_ready_batch(carrier& c, uqueue q);
   void wake(carrier& c);
   void wake_any();
   void run_carrier(carrier& c);

@@ -109,6 +109,26 @@ void sched_impl::push_ready(carrier& c, uthread* t) {
   }
 }
 
+void sched_impl::push_ready_batch(carrier& c, uqueue q) {
+  if (q.empty()) return;
+  c.lock.lock();
+  if (c.ready.empty()) {
+    c.ready = q;
+  } else {
+    c.ready.tail->next = q.head;
+    c.ready.tail = q.tail;
+    c.ready.size += q.size;
+  }
+  c.ready_size.store(c.ready.size, std::memory_order_relaxed);
+  c.lock.unlock();
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // as in push_ready
+  if (c.sleeping.load(std::memory_order_relaxed)) {
+    wake(c);
+  } else if (sleepers.load(std::memory_order_relaxed) != 0 && options.stealing) {
+    wake_any();
+  }
+}
+
 void sched_impl::make_ready(uthread* t) { push_ready(*t->home, t); }
 
 void sched_impl::wake(carrier& c) {
@@ -136,7 +156,7 @@ void sched_impl::drain_completions(carrier& c) {
     completions = uqueue{};
     completions_pending.store(false, std::memory_order_relaxed);
   }
-  while (uthread* t = taken.pop()) push_ready(c, t);
+  push_ready_batch(c, taken);
 }
 
 void sched_impl::scan_blocked(carrier& c) {
@@ -156,7 +176,7 @@ void sched_impl::scan_blocked(carrier& c) {
     t = nx;
   }
   blocked_lock.unlock();
-  while (uthread* t = mine.pop()) push_ready(c, t);
+  push_ready_batch(c, mine);
 }
 
 uthread* sched_impl::find_work(carrier& c) {
