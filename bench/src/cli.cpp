@@ -139,7 +139,7 @@ void print_list(const registry& reg) {
     }
     std::cout << "  " << p << (desc.empty() ? "" : ": " + desc) << "\n";
   }
-  std::cout << "workloads: loop, text_stats\n"
+  std::cout << "workloads: loop, text_stats, gauss (runtimes listing it: native)\n"
                "work kinds: none, pause(n), spawn(k,n), yield_steps(s,n), consume_cpu(t), poisson(m), memory(b);\n"
                "            counts may be times: pause(2us), consume_cpu(3000ns)\n";
 }
@@ -277,7 +277,9 @@ int run_main(int argc, char** argv) {
     std::snprintf(head, sizeof head, "[%zu/%zu] %s %s lts=%u carriers=%u rep=%u", i + 1, runs.size(),
                   c.runtime.c_str(), c.mutex.c_str(), c.lts, c.carriers, c.repetition);
     if (tty) std::cerr << "\r\033[K" << head << std::flush;
-    const double timeout_s = 60 + 20 * c.duration_ms * (1 + c.warmup_fraction) / 1000;
+    // gauss runs to completion (duration_ms does not apply).
+    const double timeout_s =
+        c.workload == "gauss" ? 600 : 60 + 20 * c.duration_ms * (1 + c.warmup_fraction) / 1000;
     child_result r = run_in_child(*reg.find(c.runtime), c, env, timeout_s);
     if (g_interrupted) break;
     if (!r.error.empty()) {
@@ -288,7 +290,7 @@ int run_main(int argc, char** argv) {
     json row = r.metrics;
     row["scenario"] = c.scenario;
     row["runtime"] = c.runtime;
-    row["mutex"] = c.mutex;
+    row["mutex"] = c.workload == "gauss" ? json(nullptr) : json(c.mutex);  // gauss: no mutex, empty cell
     row["lts"] = c.lts;
     row["carriers"] = c.carriers;
     row["pinning"] = c.pinning;
@@ -302,9 +304,10 @@ int run_main(int argc, char** argv) {
     } else {
       row["bound_per_ms"] = row["bound_fraction"] = nullptr;
     }
-    for (const char* k : {"arch", "distribution", "matrix_n", "forward_ms", "back_ms", "residual"})
-      row[k] = nullptr;
-    if (!row.contains("total_ms")) row["total_ms"] = nullptr;
+    for (const char* k : {"same_node_handover", "same_cluster_handover", "remote_handovers_per_1000", "arch",
+                          "distribution", "matrix_n", "forward_ms", "back_ms", "total_ms", "residual",
+                          "throughput_per_ms"})
+      if (!row.contains(k)) row[k] = nullptr;
     row["params"] = c.params;
     if (row.contains("verified") && !row["verified"].get<bool>()) {
       ++verify_failures;
@@ -313,8 +316,14 @@ int run_main(int argc, char** argv) {
     }
     rows.push_back(std::move(row));
     fill_speedups(rows);
-    char tail[128];
-    std::snprintf(tail, sizeof tail, " %.1f acq/ms", rows.back()["throughput_per_ms"].get<double>());
+    char tail[160];
+    const json& last = rows.back();
+    if (c.workload == "gauss")
+      std::snprintf(tail, sizeof tail, " %s %s n=%u: forward %.2f ms, back %.2f ms, residual %.1e",
+                    c.event_arch.c_str(), c.distribution.c_str(), c.matrix_n, last["forward_ms"].get<double>(),
+                    last["back_ms"].get<double>(), last["residual"].get<double>());
+    else
+      std::snprintf(tail, sizeof tail, " %.1f acq/ms", last["throughput_per_ms"].get<double>());
     if (!tty) std::cerr << head << tail << "\n";
     else std::cerr << "\r\033[K" << head << tail << std::flush;
     try {
@@ -338,7 +347,9 @@ int run_main(int argc, char** argv) {
     return 130;
   }
   if (failures) std::cerr << "fibersync-bench: " << failures << " run(s) failed\n";
-  if (verify_failures) std::cerr << "fibersync-bench: text_stats verification failed in " << verify_failures << " run(s)\n";
+  if (verify_failures)
+    std::cerr << "fibersync-bench: verification (text_stats counts, gauss residual) failed in " << verify_failures
+              << " run(s)\n";
   return (failures || verify_failures) ? 1 : 0;
 }
 

@@ -209,6 +209,14 @@ json summarize(const std::vector<json>& runs) {
       if ((*g[0])["bound_per_ms"].is_number() && (*g[0])["bound_per_ms"].get<double>() > 0)
         s["bound_fraction_median"] = median(t) / (*g[0])["bound_per_ms"].get<double>();
     }
+    // gauss: phase times instead of a throughput.
+    for (const char* key : {"forward_ms", "back_ms", "total_ms"}) {
+      std::vector<double> v;
+      for (const json* r : g)
+        if (r->contains(key) && (*r)[key].is_number()) v.push_back((*r)[key].get<double>());
+      if (!v.empty() && (*g[0]).value("params", json::object()).value("workload", "") == "gauss")
+        s[std::string(key) + "_median"] = median(v);
+    }
     out.push_back(std::move(s));
   }
   return out;

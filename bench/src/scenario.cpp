@@ -107,13 +107,18 @@ const std::set<std::string> known_keys = {
     "name", "description", "paper", "comment", "workload", "runtime", "mutex", "lts", "carriers", "reps",
     "duration_ms", "warmup_fraction", "critical", "parallel", "yield_after_unlock", "yield_inside", "hold_fraction",
     "lock_rate_per_ms", "latency", "idle_suspend", "text_lines", "text_shards", "text_vocabulary", "seed",
-    "max_backoff", "yield_every", "suspend_after", "topology", "pinning"};
+    "max_backoff", "yield_every", "suspend_after", "topology", "pinning", "event_arch", "distribution", "matrix_n",
+    "gauss_tiles"};
+
+// Fields of the gauss workload only.
+const std::vector<std::string> gauss_keys = {"event_arch", "distribution", "matrix_n", "gauss_tiles"};
 
 // Sweep order, outermost first; repetitions are innermost.
 const std::vector<std::string> sweep_order = {
-    "runtime",       "carriers",    "topology",    "pinning",       "workload",    "critical",
+    "runtime",       "carriers",    "topology",      "pinning",          "workload",    "critical",
     "parallel",      "hold_fraction", "lock_rate_per_ms", "text_shards", "max_backoff", "yield_every",
-    "suspend_after", "duration_ms", "lts",         "mutex"};
+    "suspend_after", "duration_ms", "matrix_n",      "distribution",     "lts",         "mutex",
+    "event_arch"};
 
 std::vector<json> as_list(const json& v) {
   if (v.is_array()) return std::vector<json>(v.begin(), v.end());
@@ -162,10 +167,12 @@ std::vector<run_config> expand(const json& scenario, const registry& reg, const 
                {"idle_suspend", true},     {"text_lines", 100000},    {"text_shards", 16},
                {"text_vocabulary", 5000},  {"seed", 42},              {"name", "scenario"},
                {"max_backoff", nullptr},   {"yield_every", nullptr},  {"suspend_after", nullptr},
-               {"topology", "machine"},    {"pinning", "none"}};
+               {"topology", "machine"},    {"pinning", "none"},       {"event_arch", "A2"},
+               {"distribution", "block"},  {"matrix_n", 512},         {"gauss_tiles", 0}};
   for (auto& [k, v] : scenario.items()) base[k] = v;
   for (const char* k : {"name", "description", "paper", "comment", "reps", "warmup_fraction", "yield_after_unlock",
-                        "yield_inside", "latency", "idle_suspend", "text_lines", "text_vocabulary", "seed"})
+                        "yield_inside", "latency", "idle_suspend", "text_lines", "text_vocabulary", "seed",
+                        "gauss_tiles"})
     if (base[k].is_array()) throw config_error(std::string(k) + " cannot be a list");
   if (!scenario.contains("mutex") || base["mutex"] == "all") base["mutex"] = "all";
   if (base["runtime"] == "all") {
@@ -185,7 +192,12 @@ std::vector<run_config> expand(const json& scenario, const registry& reg, const 
     std::vector<json> next;
     for (const json& p : points) {
       std::vector<json> values;
-      if (key == "mutex" && base["mutex"] == "all") {
+      if (key == "mutex" && p["workload"] == "gauss") {
+        // gauss synchronises with the scheduler's events, not a mutex.
+        if (!(base["mutex"] == "all" || base["mutex"] == "none"))
+          throw config_error("workload gauss uses no mutex: leave mutex unset (or none), got " + base["mutex"].dump());
+        values.push_back("none");
+      } else if (key == "mutex" && base["mutex"] == "all") {
         const runtime_driver* d = reg.find(p["runtime"].get<std::string>());
         for (const auto& m : d->mutexes()) values.push_back(m);
       } else {
@@ -213,13 +225,26 @@ std::vector<run_config> expand(const json& scenario, const registry& reg, const 
     run_config c;
     c.scenario = string(base["name"], "name");
     c.workload = string(p["workload"], "workload");
-    if (c.workload != "loop" && c.workload != "text_stats")
-      throw config_error("unknown workload '" + c.workload + "' (known: loop, text_stats)");
+    if (c.workload != "loop" && c.workload != "text_stats" && c.workload != "gauss")
+      throw config_error("unknown workload '" + c.workload + "' (known: loop, text_stats, gauss)");
     c.runtime = p["runtime"].get<std::string>();
     const runtime_driver* d = reg.find(c.runtime);
+    const auto wls = d->workloads();
+    if (std::find(wls.begin(), wls.end(), c.workload) == wls.end()) {
+      std::string able;
+      for (const runtime_driver* o : reg.drivers()) {
+        const auto ow = o->workloads();
+        if (std::find(ow.begin(), ow.end(), c.workload) != ow.end()) able += (able.empty() ? "" : ", ") + o->name();
+      }
+      throw config_error("runtime " + c.runtime + " does not run workload " + c.workload + " (runtimes that do: " +
+                         (able.empty() ? std::string("none in this build") : able) + ")");
+    }
+    if (c.workload != "gauss")
+      for (const auto& k : gauss_keys)
+        if (scenario.contains(k)) throw config_error(k + " applies to workload gauss only");
     c.mutex = string(p["mutex"], "mutex");
     const auto ms = d->mutexes();
-    if (std::find(ms.begin(), ms.end(), c.mutex) == ms.end()) {
+    if (c.workload != "gauss" && std::find(ms.begin(), ms.end(), c.mutex) == ms.end()) {
       std::string known;
       for (const auto& m : ms) known += (known.empty() ? "" : ", ") + m;
       throw config_error("unknown mutex '" + c.mutex + "' for runtime " + c.runtime + " (known: " + known + ")");
@@ -246,6 +271,15 @@ std::vector<run_config> expand(const json& scenario, const registry& reg, const 
     c.text_shards = static_cast<unsigned>(positive_int(p["text_shards"], "text_shards"));
     c.text_vocabulary = static_cast<unsigned>(positive_int(base["text_vocabulary"], "text_vocabulary"));
     c.seed = positive_int(base["seed"], "seed", true);
+    c.event_arch = string(p["event_arch"], "event_arch");
+    if (c.event_arch != "A0" && c.event_arch != "A1" && c.event_arch != "A2")
+      throw config_error("event_arch must be A0, A1 or A2, got '" + c.event_arch + "'");
+    c.distribution = string(p["distribution"], "distribution");
+    if (c.distribution != "block" && c.distribution != "cyclic")
+      throw config_error("distribution must be block or cyclic, got '" + c.distribution + "'");
+    c.matrix_n = static_cast<unsigned>(positive_int(p["matrix_n"], "matrix_n"));
+    if (c.matrix_n > 8192) throw config_error("matrix_n must be at most 8192, got " + std::to_string(c.matrix_n));
+    c.gauss_tiles = static_cast<unsigned>(positive_int(base["gauss_tiles"], "gauss_tiles", true));
     // Wait-policy overrides for the fibersync mutexes; absent: the runtime's default.
     if (!p["max_backoff"].is_null()) c.max_backoff = static_cast<int>(positive_int(p["max_backoff"], "max_backoff", true));
     if (!p["yield_every"].is_null()) c.yield_every = static_cast<int>(positive_int(p["yield_every"], "yield_every", true));
@@ -263,6 +297,8 @@ std::vector<run_config> expand(const json& scenario, const registry& reg, const 
     }
     json params = base;
     for (auto& [k, v] : p.items()) params[k] = v;
+    if (c.workload != "gauss")
+      for (const auto& k : gauss_keys) params.erase(k);
     params["carriers"] = c.carriers;
     params["critical"] = to_string(c.critical);
     params["parallel"] = to_string(c.parallel);

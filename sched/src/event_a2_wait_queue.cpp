@@ -86,11 +86,19 @@ class event_a2 final : public event_impl {
       fifo = t;
       t = nx;
     }
-    // Straight to the ready queues of their carriers.
-    while (fifo != nullptr) {
-      uthread* nx = fifo->next;
-      fifo->sched->make_ready(fifo);
-      fifo = nx;
+    // Straight to the ready queues of their carriers: sorted by carrier
+    // (arrival order kept within each), one splice per carrier.
+    if (fifo != nullptr) {
+      sched_impl& s = *fifo->sched;
+      constexpr std::size_t k_max = 64;  // scheduler limit on carriers
+      uqueue per[k_max];
+      const std::size_t n = s.carriers.size();
+      while (fifo != nullptr) {
+        uthread* nx = fifo->next;
+        per[fifo->home->index].push(fifo);
+        fifo = nx;
+      }
+      for (std::size_t k = 0; k < n; ++k) s.push_ready_batch(*s.carriers[k], per[k]);
     }
     // SETTING -> SET, or UNSET when a reset() arrived meanwhile.
     w = word_.load(std::memory_order_acquire);

@@ -84,12 +84,23 @@ struct sched_impl {
   uqueue completions;
   std::atomic<bool> completions_pending{false};
 
+  // Stacks of finished uthreads, reused by later spawns: unmapping a guarded
+  // stack costs a TLB shoot-down on every CPU the process ran on, which at
+  // thousands of short-lived uthreads dominated the end of a run. Freed in
+  // ~scheduler.
+  spinlock stack_lock;
+  std::vector<boost::context::stack_context> stack_pool;
+  ~sched_impl();
+
   // A1: the one scheduler-wide blocked queue.
   spinlock blocked_lock;
   uqueue blocked;
 
   void make_ready(uthread* t);                 // push on t's carrier's queue, wake
   void push_ready(carrier& c, uthread* t);
+  // Appends a whole list to c's ready queue: one lock, one fence, at most
+  // one wake-up for the batch.
+  void push_ready_batch(carrier& c, uqueue q);
   void wake(carrier& c);
   void wake_any();
   void run_carrier(carrier& c);
@@ -133,6 +144,19 @@ class uthread {
 };
 
 namespace detail {
+// Stack allocator of the uthreads: guarded stacks (protected_fixedsize_stack)
+// taken from and given back to the scheduler's pool.
+class pooled_stack {
+ public:
+  pooled_stack(sched_impl& s, std::size_t size) noexcept : s_(&s), size_(size) {}
+  boost::context::stack_context allocate();
+  void deallocate(boost::context::stack_context& sctx) noexcept;
+
+ private:
+  sched_impl* s_;
+  std::size_t size_;
+};
+
 // Non-inlined accessors for carrier-local state (DESIGN.md section 7): a
 // uthread may resume on another carrier after any switch.
 FIBERSYNC_CARRIER_LOCAL carrier* current_carrier() noexcept;

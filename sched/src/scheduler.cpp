@@ -66,6 +66,34 @@ void switch_out(action what) {
   current_carrier()->main = std::move(back);
 }
 
+boost::context::stack_context pooled_stack::allocate() {
+  s_->stack_lock.lock();
+  if (!s_->stack_pool.empty()) {
+    boost::context::stack_context sctx = s_->stack_pool.back();
+    s_->stack_pool.pop_back();
+    s_->stack_lock.unlock();
+    return sctx;
+  }
+  s_->stack_lock.unlock();
+  return boost::context::protected_fixedsize_stack(size_).allocate();
+}
+
+void pooled_stack::deallocate(boost::context::stack_context& sctx) noexcept {
+  s_->stack_lock.lock();
+  try {
+    s_->stack_pool.push_back(sctx);
+  } catch (...) {  // no memory for the pool entry: unmap instead
+    s_->stack_lock.unlock();
+    boost::context::protected_fixedsize_stack(size_).deallocate(sctx);
+    return;
+  }
+  s_->stack_lock.unlock();
+}
+
+sched_impl::~sched_impl() {
+  for (auto& sctx : stack_pool) boost::context::protected_fixedsize_stack(options.stack_size).deallocate(sctx);
+}
+
 void sched_impl::push_ready(carrier& c, uthread* t) {
   c.lock.lock();
   c.ready.push(t);
@@ -74,6 +102,26 @@ void sched_impl::push_ready(carrier& c, uthread* t) {
   // seq_cst fence: Dekker pair with the fence in run_carrier's sleep path
   // (sleeping=true; fence; re-check queues).
   std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (c.sleeping.load(std::memory_order_relaxed)) {
+    wake(c);
+  } else if (sleepers.load(std::memory_order_relaxed) != 0 && options.stealing) {
+    wake_any();
+  }
+}
+
+void sched_impl::push_ready_batch(carrier& c, uqueue q) {
+  if (q.empty()) return;
+  c.lock.lock();
+  if (c.ready.empty()) {
+    c.ready = q;
+  } else {
+    c.ready.tail->next = q.head;
+    c.ready.tail = q.tail;
+    c.ready.size += q.size;
+  }
+  c.ready_size.store(c.ready.size, std::memory_order_relaxed);
+  c.lock.unlock();
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // as in push_ready
   if (c.sleeping.load(std::memory_order_relaxed)) {
     wake(c);
   } else if (sleepers.load(std::memory_order_relaxed) != 0 && options.stealing) {
@@ -108,7 +156,7 @@ void sched_impl::drain_completions(carrier& c) {
     completions = uqueue{};
     completions_pending.store(false, std::memory_order_relaxed);
   }
-  while (uthread* t = taken.pop()) push_ready(c, t);
+  push_ready_batch(c, taken);
 }
 
 void sched_impl::scan_blocked(carrier& c) {
@@ -128,7 +176,7 @@ void sched_impl::scan_blocked(carrier& c) {
     t = nx;
   }
   blocked_lock.unlock();
-  while (uthread* t = mine.pop()) push_ready(c, t);
+  push_ready_batch(c, mine);
 }
 
 uthread* sched_impl::find_work(carrier& c) {
@@ -314,7 +362,7 @@ task scheduler::spawn_on(unsigned k, std::function<void()> fn) {
   auto* t = new uthread;
   t->sched = impl_.get();
   t->fn = std::move(fn);
-  t->ctx = boost::context::fiber(std::allocator_arg, boost::context::protected_fixedsize_stack(impl_->options.stack_size),
+  t->ctx = boost::context::fiber(std::allocator_arg, detail::pooled_stack(*impl_, impl_->options.stack_size),
                                  [t](boost::context::fiber&& caller) {
                                    detail::current_carrier()->main = std::move(caller);
                                    try {

@@ -10,6 +10,10 @@
 #include <stdexcept>
 #include <vector>
 
+#include <sys/resource.h>
+
+#include <string>
+
 #include <fibersync/sched/scheduler.hpp>
 
 namespace fibersync::gauss {
@@ -197,6 +201,21 @@ result run_gauss(const config& c) {
   p.y = p.b0;
   p.x.assign(c.n, 0.0);
   p.partial.assign(std::size_t(p.nb) * c.n, 0.0);
+
+  // A0 events are kernel objects (one eventfd each): make sure the process
+  // may open that many descriptors, raising the soft limit up to the hard one.
+  if (c.arch == sched::arch::a0) {
+    const std::size_t need = 2 * std::size_t(p.nb) * p.nb + 2 * p.nb + 2 + 64;
+    rlimit rl{};
+    if (::getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < need) {
+      rl.rlim_cur = rl.rlim_max == RLIM_INFINITY ? need : std::min<rlim_t>(rl.rlim_max, need);
+      ::setrlimit(RLIMIT_NOFILE, &rl);
+      if (::getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < need)
+        throw std::runtime_error("gauss: architecture A0 needs " + std::to_string(need) +
+                                 " file descriptors (one eventfd per event) but the limit is " +
+                                 std::to_string(rl.rlim_cur) + " (raise ulimit -n)");
+    }
+  }
 
   sched::scheduler_options so;
   so.carriers = c.carriers;

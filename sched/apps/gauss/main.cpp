@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -98,7 +99,13 @@ int main(int argc, char** argv) {
           c.lts = l;
           c.arch = ar;
           c.dist = d;
-          const gauss::result r = gauss::run_gauss(c);
+          gauss::result r;
+          try {
+            r = gauss::run_gauss(c);
+          } catch (const std::exception& e) {
+            std::fprintf(stderr, "fibersync-gauss: error: %s\n", e.what());
+            return 1;
+          }
           std::fprintf(out, "gauss,native,,%u,%u,%s,,%u,%.3f,,,,,,,,,,,,,,,,,,,,,,,,,%s,%s,%u,%.3f,%.3f,%.3f,%.3e\n", l,
                        c.carriers, c.pin ? "compact" : "none", rep, r.total_ms, std::string(sched::to_string(ar)).c_str(),
                        gauss::to_string(d), c.n, r.forward_ms, r.back_ms, r.total_ms, r.residual);

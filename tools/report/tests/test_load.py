@@ -151,3 +151,21 @@ def test_config_keys_cover_the_design():
     assert {"hold_fraction", "lock_rate_per_ms", "arch", "distribution", "matrix_n"} <= set(
         CONFIG_KEYS
     )
+
+
+@pytest.mark.parametrize("name", ["harness_gauss.csv", "harness_gauss.json"])
+def test_real_harness_gauss_output_loads(name):
+    # Written by: fibersync-bench --set workload=gauss --set name=gauss-tiny
+    #   --runtime native --lts 16 --reps 1 --carriers 2 --set matrix_n=64
+    #   --set event_arch=A0,A1,A2 --set distribution=block,cyclic
+    res = load_file(DATA / name)
+    assert len(res.runs) == 6
+    assert {(r["arch"], r["distribution"]) for r in res.runs} == {
+        (a, d) for a in ("A0", "A1", "A2") for d in ("block", "cyclic")
+    }
+    for r in res.runs:
+        assert is_gauss(r), r
+        assert r["mutex"] is None and r["throughput_per_ms"] is None
+        assert r["matrix_n"] == 64 and r["lts"] == 16
+        assert isinstance(r["back_ms"], float) and r["back_ms"] > 0
+        assert r["residual"] < 1e-8

@@ -40,6 +40,9 @@ class runtime_driver {
   virtual std::string description() const = 0;
   // Mutex names in display order ("library" = the runtime's own mutex).
   virtual std::vector<std::string> mutexes() const = 0;
+  // Workloads this runtime runs (loop and text_stats need only a mutex; gauss
+  // needs the native scheduler's events).
+  virtual std::vector<std::string> workloads() const { return {"loop", "text_stats"}; }
   // Carriers when the scenario says 0 (default: the machine's cores).
   virtual unsigned default_carriers(unsigned hardware) const { return hardware; }
   // Runs cfg in this process. Throws on failure.
@@ -62,5 +65,6 @@ class registry {
 // Called once by registry::instance(): the in-tree registrations.
 void register_os_threads(registry& reg);
 void register_boost_fiber(registry& reg);
+void register_native(registry& reg);
 
 }  // namespace fibersync::bench

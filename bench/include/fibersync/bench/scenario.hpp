@@ -29,7 +29,7 @@ class registry;
 // One run: every sweep field fixed to one value, one repetition.
 struct run_config {
   std::string scenario;
-  std::string workload = "loop";  // loop | text_stats
+  std::string workload = "loop";  // loop | text_stats | gauss
   std::string runtime;
   std::string mutex;
   unsigned lts = 1;
@@ -57,6 +57,13 @@ struct run_config {
   int max_backoff = -1;
   int yield_every = -1;
   int suspend_after = -1;
+  // gauss workload (runtimes that run it: native): event architecture A0 |
+  // A1 | A2, tile distribution block | cyclic, matrix order, tiles per
+  // dimension (0: ceil(sqrt(lts))).
+  std::string event_arch = "A2";
+  std::string distribution = "block";
+  unsigned matrix_n = 512;
+  unsigned gauss_tiles = 0;
   nlohmann::json params;            // this run's fields, as expanded
 };
 

@@ -11,12 +11,15 @@
 // a plain OS thread it polls with sched_yield). The event must outlive every
 // call on it, including a set() whose waiters already returned.
 //
-//   arch::a0  OS-mediated. Blocking registers the uthread under an OS mutex;
-//             set() makes a system call (eventfd write) and queues the
-//             released uthreads on the scheduler's one process-wide
-//             completion list; carriers read the eventfd and drain that list
-//             into their ready queues (the path of a uthread blocked in the
-//             kernel in the seed's UMS design, figure 1).
+//   arch::a0  OS-mediated. The event is a kernel object (an eventfd,
+//             readable while set): wait(), set(), reset() and is_set() are
+//             each a system call on it, as the seed's OS events are. A
+//             blocked uthread is registered under an OS mutex; set() queues
+//             the released uthreads on the scheduler's one process-wide
+//             completion list and writes the scheduler's completion eventfd;
+//             carriers read that eventfd and drain the list into their ready
+//             queues (the path of a uthread blocked in the kernel in the
+//             seed's UMS design, figure 1). One file descriptor per event.
 //   arch::a1  Scheduler-wide blocked queue (seed figure 2). The event holds
 //             set/unset plus a generation; a blocked uthread goes to the one
 //             blocked queue of the scheduler and its carrier registers with
