@@ -1,4 +1,4 @@
-"""Command line: ``fibersync-report {html,compare,check-trace}``.
+"""Command line: ``fibersync-report {html,compare,rank,check-trace}``.
 
 Exit status: 0 success; 1 ``check-trace`` found an invalid trace or a
 migration count other than ``--expect-migrations``; 2 bad usage or an input
@@ -56,6 +56,21 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         except OSError as exc:
             return _error(f"{args.csv}: cannot write: {exc.strerror or exc}")
     sys.stdout.write(format_table(result))
+    return EXIT_OK
+
+
+def _cmd_rank(args: argparse.Namespace) -> int:
+    from .load import LoadError, load_results
+    from .rank import format_rank, rank
+
+    try:
+        results = load_results(args.results)
+    except LoadError as exc:
+        return _error(str(exc))
+    rows = rank(results, args.mutex)
+    if not rows:
+        return _error(f"no configuration has {args.mutex} and another fibersync mutex")
+    sys.stdout.write(format_rank(rows, args.mutex, worst=args.worst))
     return EXIT_OK
 
 
@@ -130,6 +145,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("contender", metavar="B", help="contender result file or directory")
     p.add_argument("--csv", metavar="FILE", help="also write the table as CSV to FILE")
     p.set_defaults(func=_cmd_compare)
+
+    p = sub.add_parser(
+        "rank",
+        help="one mutex against the best other fibersync mutex and the library, per configuration",
+        description="Per configuration: median throughput of MUTEX / best median of the other "
+        "fibersync mutexes, and / the library mutex; totals and the worst configurations (Markdown).",
+    )
+    p.add_argument("results", nargs="+", metavar="RESULTS", help="result files or directories")
+    p.add_argument("--mutex", default="adaptive", help="the mutex to rank (default: adaptive)")
+    p.add_argument("--worst", type=_non_negative, default=15, metavar="N", help="list the N worst (default 15)")
+    p.set_defaults(func=_cmd_rank)
 
     p = sub.add_parser(
         "check-trace",

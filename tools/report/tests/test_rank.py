@@ -1,0 +1,51 @@
+"""rank: ratios to the best other fibersync mutex and to the library, on known data."""
+
+from __future__ import annotations
+
+from fibersync_report import cli
+from fibersync_report.load import load_results
+from fibersync_report.rank import format_rank, rank
+from support import write_runs
+
+
+def _runs(mutex, values, lts=4, runtime="boost_fiber"):
+    return [
+        dict(scenario="hot-handover", runtime=runtime, mutex=mutex, lts=lts, repetition=i, throughput_per_ms=v)
+        for i, v in enumerate(values)
+    ]
+
+
+def test_ratios_use_medians_and_exclude_library_from_best(tmp_path):
+    runs = (
+        _runs("adaptive", [90, 100, 500])  # median 100 despite the outlier
+        + _runs("ttas", [110, 120, 130])  # median 120: the best other
+        + _runs("mcs", [50, 60, 70])
+        + _runs("library", [200, 200, 200])  # faster, but not a fibersync mutex
+        + _runs("adaptive", [10, 10, 10], lts=16)
+        + _runs("mcs", [9, 9, 9], lts=16)
+        + _runs("adaptive", [5, 5, 5], lts=64, runtime="native")
+        + _runs("ttas", [4, 4, 4], lts=64, runtime="native")
+    )
+    path = write_runs(tmp_path / "r.csv", runs)
+    rows = {(r.point["runtime"], r.point["lts"]): r for r in rank(load_results([path]), "adaptive")}
+    assert len(rows) == 3
+    four = rows[("boost_fiber", 4)]
+    assert four.best_other == "ttas"
+    assert abs(four.vs_best - 100 / 120) < 1e-9
+    assert abs(four.vs_library - 0.5) < 1e-9
+    assert rows[("boost_fiber", 16)].vs_best > 1
+    assert rows[("native", 64)].vs_library is None  # no library mutex there
+    text = format_rank(list(rows.values()), "adaptive")
+    assert "within 10% of the best other fibersync mutex in 2 (67%)" in text
+    assert "adaptive >= library in 0 of 1" in text
+    # Worst first.
+    assert text.index("lts=4") < text.index("lts=16")
+
+
+def test_cli_rank_and_missing_subject(tmp_path, capsys):
+    path = write_runs(tmp_path / "r.csv", _runs("adaptive", [1, 2, 3]) + _runs("mcs", [2, 2, 2]))
+    assert cli.main(["rank", str(path)]) == 0
+    assert "| hot-handover boost_fiber lts=4 |" in capsys.readouterr().out
+    assert cli.main(["rank", str(path), "--mutex", "nosuch"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "nosuch" in err[0]
