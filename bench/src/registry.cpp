@@ -12,6 +12,9 @@ registry& registry::instance() {
 #if FIBERSYNC_BENCH_WITH_BOOST_FIBER
     register_boost_fiber(*r);
 #endif
+#if FIBERSYNC_BENCH_WITH_ARGOBOTS
+    register_argobots(*r);
+#endif
     return r;
   }();
   return *reg;

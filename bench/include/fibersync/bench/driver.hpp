@@ -164,6 +164,7 @@ class basic_driver : public runtime_driver {
     executor_options ex;
     ex.carriers = cfg.carriers;
     ex.idle_suspend = cfg.idle_suspend;
+    ex.shared_pool = cfg.abt_pools == "shared";
     std::atomic<std::uint64_t> seq{0};
     nlohmann::json extra = nlohmann::json::object();
     if (cfg.workload == "loop") {

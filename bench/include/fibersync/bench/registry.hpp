@@ -62,5 +62,6 @@ class registry {
 // Called once by registry::instance(): the in-tree registrations.
 void register_os_threads(registry& reg);
 void register_boost_fiber(registry& reg);
+void register_argobots(registry& reg);  // only when built with Argobots
 
 }  // namespace fibersync::bench
