@@ -15,6 +15,9 @@ registry& registry::instance() {
 #if FIBERSYNC_BENCH_WITH_NATIVE
     register_native(*r);
 #endif
+#if FIBERSYNC_BENCH_WITH_ARGOBOTS
+    register_argobots(*r);
+#endif
     return r;
   }();
   return *reg;

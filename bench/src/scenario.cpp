@@ -106,7 +106,7 @@ namespace {
 const std::set<std::string> known_keys = {
     "name", "description", "paper", "comment", "workload", "runtime", "mutex", "lts", "carriers", "reps",
     "duration_ms", "warmup_fraction", "critical", "parallel", "yield_after_unlock", "yield_inside", "hold_fraction",
-    "lock_rate_per_ms", "latency", "idle_suspend", "text_lines", "text_shards", "text_vocabulary", "seed",
+    "lock_rate_per_ms", "latency", "idle_suspend", "abt_pools", "text_lines", "text_shards", "text_vocabulary", "seed",
     "max_backoff", "yield_every", "suspend_after", "topology", "pinning", "event_arch", "distribution", "matrix_n",
     "gauss_tiles"};
 
@@ -164,14 +164,14 @@ std::vector<run_config> expand(const json& scenario, const registry& reg, const 
                {"duration_ms", 200},       {"warmup_fraction", 1.0 / 3}, {"critical", "pause(100)"},
                {"parallel", "none"},       {"yield_after_unlock", true}, {"yield_inside", false},
                {"hold_fraction", nullptr}, {"lock_rate_per_ms", nullptr}, {"latency", true},
-               {"idle_suspend", true},     {"text_lines", 100000},    {"text_shards", 16},
+               {"idle_suspend", true},     {"abt_pools", "per_stream"}, {"text_lines", 100000},    {"text_shards", 16},
                {"text_vocabulary", 5000},  {"seed", 42},              {"name", "scenario"},
                {"max_backoff", nullptr},   {"yield_every", nullptr},  {"suspend_after", nullptr},
                {"topology", "machine"},    {"pinning", "none"},       {"event_arch", "A2"},
                {"distribution", "block"},  {"matrix_n", 512},         {"gauss_tiles", 0}};
   for (auto& [k, v] : scenario.items()) base[k] = v;
   for (const char* k : {"name", "description", "paper", "comment", "reps", "warmup_fraction", "yield_after_unlock",
-                        "yield_inside", "latency", "idle_suspend", "text_lines", "text_vocabulary", "seed",
+                        "yield_inside", "latency", "idle_suspend", "abt_pools", "text_lines", "text_vocabulary", "seed",
                         "gauss_tiles"})
     if (base[k].is_array()) throw config_error(std::string(k) + " cannot be a list");
   if (!scenario.contains("mutex") || base["mutex"] == "all") base["mutex"] = "all";
@@ -267,6 +267,9 @@ std::vector<run_config> expand(const json& scenario, const registry& reg, const 
     c.yield_inside = boolean(base["yield_inside"], "yield_inside");
     c.latency = boolean(base["latency"], "latency");
     c.idle_suspend = boolean(base["idle_suspend"], "idle_suspend");
+    c.abt_pools = string(base["abt_pools"], "abt_pools");
+    if (c.abt_pools != "per_stream" && c.abt_pools != "shared")
+      throw config_error("abt_pools must be \"per_stream\" or \"shared\", got \"" + c.abt_pools + "\"");
     c.text_lines = static_cast<unsigned>(positive_int(base["text_lines"], "text_lines"));
     c.text_shards = static_cast<unsigned>(positive_int(p["text_shards"], "text_shards"));
     c.text_vocabulary = static_cast<unsigned>(positive_int(base["text_vocabulary"], "text_vocabulary"));

@@ -133,3 +133,39 @@ TEST(BenchCli, EndToEndBoostFiberTwoCarriers) {
   const json doc = json::parse(slurp(d + "/r.json"));
   EXPECT_EQ(doc["runs"].size(), 4u);
 }
+
+TEST(BenchCli, BadAbtPools) {
+  expect_bad("--set abt_pools=private");
+  expect_bad("--set abt_pools=per_stream,shared");  // not a sweep field
+}
+#ifdef FIBERSYNC_BENCH_TEST_ARGOBOTS
+TEST(BenchCli, ListShowsArgobots) {
+  const std::string d = dir();
+  ASSERT_EQ(std::system((std::string(FIBERSYNC_BENCH_EXE) + " --list > " + d + "/list.txt").c_str()), 0);
+  const std::string s = slurp(d + "/list.txt");
+  EXPECT_NE(s.find("argobots: ttas, ticket, mcs, clh, cna, numa_mcs, hmcs, adaptive, library"), std::string::npos) << s;
+}
+TEST(BenchCli, EndToEndArgobots) { end_to_end("argobots"); }
+TEST(BenchCli, ArgobotsBothPoolModesTwoStreams) {
+  for (const char* pools : {"per_stream", "shared"}) {
+    const std::string d = dir();
+    ASSERT_EQ(run("--runtime argobots --mutex mcs,library --lts 8 --reps 1 --duration-ms 50 --carriers 2 --oversubscribe "
+                  "--set abt_pools=" + std::string(pools) + " --set suspend_after=1 --out " + d + "/r"),
+              0)
+        << pools;
+    const json doc = json::parse(slurp(d + "/r.json"));
+    ASSERT_EQ(doc["runs"].size(), 2u) << pools;
+    for (const json& r : doc["runs"]) {
+      EXPECT_EQ(r["params"]["abt_pools"], pools);
+      EXPECT_GT(r["acquisitions"].get<std::uint64_t>(), 0u) << pools;
+    }
+    // mcs parks its waiters at the first failed check: the permit path ran.
+    EXPECT_GT(doc["runs"][0]["suspends_per_acq"].get<double>(), 0.0) << pools;
+    // CSV columns stay those of every other runtime.
+    std::istringstream lines(slurp(d + "/r.csv"));
+    std::string header;
+    std::getline(lines, header);
+    EXPECT_EQ(header.find("abt_pools"), std::string::npos);
+  }
+}
+#endif

@@ -11,6 +11,9 @@
 #ifdef FIBERSYNC_TEST_BOOST_FIBER
 #include <fibersync/runtime/boost_fiber.hpp>
 #endif
+#ifdef FIBERSYNC_TEST_ARGOBOTS
+#include <fibersync/runtime/argobots.hpp>
+#endif
 
 namespace fibersync::test {
 namespace {
@@ -46,6 +49,9 @@ static_assert(all_mutexes_meet_contract<os_thread_runtime>());
 static_assert(all_mutexes_meet_contract<counting_runtime<os_thread_runtime>>());
 #ifdef FIBERSYNC_TEST_BOOST_FIBER
 static_assert(all_mutexes_meet_contract<boost_fiber_runtime>());
+#endif
+#ifdef FIBERSYNC_TEST_ARGOBOTS
+static_assert(all_mutexes_meet_contract<argobots_runtime>());
 #endif
 
 TEST(contract, std_lock_guard_and_scoped_lock_instantiate_and_work) {

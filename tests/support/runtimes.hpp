@@ -12,6 +12,14 @@
 #include <fibersync/runtime/boost_fiber_executor.hpp>
 #endif
 
+#ifdef FIBERSYNC_TEST_ARGOBOTS
+#include <cstdlib>
+#include <cstring>
+
+#include <fibersync/runtime/argobots.hpp>
+#include <fibersync/runtime/argobots_executor.hpp>
+#endif
+
 namespace fibersync::test {
 
 template <class R>
@@ -28,6 +36,20 @@ template <>
 struct executor_for<boost_fiber_runtime> {
   static constexpr bool cooperative = true;
   static void run(const executor_options& o, unsigned lts, const lt_body& body) { run_lts_on_boost_fibers(o, lts, body); }
+};
+#endif
+
+#ifdef FIBERSYNC_TEST_ARGOBOTS
+// FIBERSYNC_TEST_ABT_POOLS=shared runs the same tests with one pool shared by
+// every execution stream (tests/CMakeLists.txt registers both modes).
+template <>
+struct executor_for<argobots_runtime> {
+  static constexpr bool cooperative = true;
+  static void run(executor_options o, unsigned lts, const lt_body& body) {
+    const char* pools = std::getenv("FIBERSYNC_TEST_ABT_POOLS");
+    o.shared_pool = pools != nullptr && std::strcmp(pools, "shared") == 0;
+    run_lts_on_argobots(o, lts, body);
+  }
 };
 #endif
 

@@ -24,6 +24,9 @@ struct executor_options {
   // cross-carrier resume took ~280 us (both carriers spinning in their
   // dispatchers), for 2.5x the total time; with sleeping carriers 0 of 40.
   bool idle_suspend = true;
+  // Argobots: one pool shared by every execution stream (ULTs migrate freely)
+  // instead of one pool per execution stream (ULTs stay where they started).
+  bool shared_pool = false;
 };
 
 using lt_body = std::function<void(unsigned lt_index)>;

@@ -170,6 +170,7 @@ class basic_driver : public runtime_driver {
     ex.idle_suspend = cfg.idle_suspend;
     ex.cpus = carrier_cpus(cfg.pinning, cfg.carriers, install_topology(cfg.topology),
                            std::max(1u, std::thread::hardware_concurrency()));
+    ex.shared_pool = cfg.abt_pools == "shared";
     std::atomic<std::uint64_t> seq{0};
     nlohmann::json extra = nlohmann::json::object();
     if (cfg.workload == "loop") {

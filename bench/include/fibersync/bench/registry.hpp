@@ -66,5 +66,6 @@ class registry {
 void register_os_threads(registry& reg);
 void register_boost_fiber(registry& reg);
 void register_native(registry& reg);
+void register_argobots(registry& reg);  // only when built with Argobots
 
 }  // namespace fibersync::bench

@@ -48,6 +48,7 @@ struct run_config {
   double lock_rate_per_ms = -1;     // poisson scenarios; < 0: not used
   bool latency = true;              // record acquire latency samples
   bool idle_suspend = true;         // Boost.Fiber work_stealing: idle carriers sleep (see runtime/executor.hpp)
+  std::string abt_pools = "per_stream";  // Argobots: per_stream | shared (executor_options::shared_pool)
   unsigned text_lines = 100000;
   unsigned text_shards = 16;
   unsigned text_vocabulary = 5000;
