@@ -106,6 +106,7 @@ nlohmann::json state::metrics() const {
   } else {
     m["yields_per_acq"] = m["suspends_per_acq"] = nullptr;
   }
+  m["migrations"] = cfg.workload == "loop" ? json(migrations) : json(nullptr);
   m["migrations_per_acq"] = (total && cfg.workload == "loop") ? json(static_cast<double>(migrations) / acq) : json(nullptr);
   const double cpu_ms = (cpu1_ns_ - cpu0_ns_) / 1e6;
   m["cpu_time_ms"] = cpu_ms;
