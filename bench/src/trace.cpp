@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cinttypes>
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -52,12 +53,14 @@ FIBERSYNC_CARRIER_LOCAL carrier_buffer& detail::local_buffer() {
   buffer_registry& reg = the_registry();
   const unsigned gen = reg.generation.load(std::memory_order_relaxed);
   if (mine.generation != gen) {
-    // First record of this thread in this recording: the only allocation,
-    // made (and its pages touched) before the thread records anything else.
+    // First record of this thread in this recording: the only allocation.
+    // Left uninitialised on purpose: the kernel commits pages as records
+    // fill them (a page fault per ~100 records), so a large limit costs
+    // address space, not memory, on every thread that records little.
     auto b = std::make_unique<carrier_buffer>();
     std::lock_guard<std::mutex> g(reg.guard);
     b->capacity = reg.capacity;
-    b->records = std::make_unique<record[]>(b->capacity);  // value-initialised: pages touched now
+    b->records = std::unique_ptr<record[]>(new record[b->capacity]);
     mine.buffer = b.get();
     mine.generation = gen;
     reg.buffers.push_back(std::move(b));
@@ -116,13 +119,21 @@ struct entry {
 class event_writer {
  public:
   event_writer(std::FILE* f, double ticks_per_ns, std::uint64_t origin)
-      : f_(f), us_per_tick_(1.0 / (ticks_per_ns * 1000.0)), origin_(origin) {}
+      : f_(f), ns_per_tick_(1.0 / ticks_per_ns), origin_(origin) {}
 
-  // Microseconds since the first record, to the nanosecond.
-  double us(std::uint64_t ticks) const { return static_cast<double>(ticks - origin_) * us_per_tick_; }
-  double span_us(std::uint64_t from, std::uint64_t to) const {
-    return to > from ? static_cast<double>(to - from) * us_per_tick_ : 0.0;
+  // Whole nanoseconds since the first record. Spans and flows are placed
+  // in these units, so that ts + dur of a span is exactly the ts of a flow
+  // at its end (no rounding of its own).
+  std::uint64_t ns(std::uint64_t ticks) const {
+    return static_cast<std::uint64_t>(std::llround(static_cast<double>(ticks - origin_) * ns_per_tick_));
   }
+  // Microseconds (the format's unit) as exact decimal text: "12.345".
+  static std::string us(std::uint64_t ns) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
+    return buf;
+  }
+  std::string us_at(std::uint64_t ticks) const { return us(ns(ticks)); }
 
   // `body` is the event's JSON object without the braces.
   void event(const std::string& body) {
@@ -136,7 +147,7 @@ class event_writer {
 
  private:
   std::FILE* f_;
-  double us_per_tick_;
+  double ns_per_tick_;
   std::uint64_t origin_;
   bool first_ = true;
   std::uint64_t events_ = 0;
@@ -242,17 +253,18 @@ trace_summary write_chrome_trace(const std::string& path, const recording& rec, 
     bool open = false;
     std::uint64_t span_who = 0, span_start = 0, span_last = 0;
     auto close_span = [&](std::uint64_t end, const char* why) {
-      out.event(fmt("\"ph\":\"X\",\"name\":\"%s\",\"cat\":\"run\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%u,\"tid\":%" PRIu32
+      const std::uint64_t from_ns = out.ns(span_start), to_ns = std::max(from_ns, out.ns(end));
+      out.event(fmt("\"ph\":\"X\",\"name\":\"%s\",\"cat\":\"run\",\"ts\":%s,\"dur\":%s,\"pid\":%u,\"tid\":%" PRIu32
                     ",\"args\":{\"lt\":%s,\"ended_by\":\"%s\"}",
-                    lt_name(lts, span_who).c_str(), out.us(span_start), out.span_us(span_start, end), pid, carrier,
-                    lt_arg(lts, span_who).c_str(), why));
+                    lt_name(lts, span_who).c_str(), event_writer::us(from_ns).c_str(),
+                    event_writer::us(to_ns - from_ns).c_str(), pid, carrier, lt_arg(lts, span_who).c_str(), why));
       open = false;
     };
     auto instant = [&](const entry& e, const char* name, const char* cat, const char* scope,
                        const std::string& args) {
-      out.event(fmt("\"ph\":\"i\",\"name\":\"%s\",\"cat\":\"%s\",\"s\":\"%s\",\"ts\":%.3f,\"pid\":%u,\"tid\":%" PRIu32
+      out.event(fmt("\"ph\":\"i\",\"name\":\"%s\",\"cat\":\"%s\",\"s\":\"%s\",\"ts\":%s,\"pid\":%u,\"tid\":%" PRIu32
                     ",\"args\":{%s}",
-                    name, cat, scope, out.us(e.ticks), pid, carrier, args.c_str()));
+                    name, cat, scope, out.us_at(e.ticks).c_str(), pid, carrier, args.c_str()));
     };
 
     for (; i < entries.size() && entries[i].carrier == carrier; ++i) {
@@ -296,12 +308,12 @@ trace_summary write_chrome_trace(const std::string& path, const recording& rec, 
         case kind::migration:
           if (e.flow_finish)
             out.event(fmt("\"ph\":\"f\",\"bp\":\"e\",\"name\":\"migration\",\"cat\":\"migration\",\"id\":%" PRIu64
-                          ",\"ts\":%.3f,\"pid\":%u,\"tid\":%" PRIu32 ",\"args\":{%s}",
-                          e.flow, out.us(e.ticks), pid, carrier, lt.c_str()));
+                          ",\"ts\":%s,\"pid\":%u,\"tid\":%" PRIu32 ",\"args\":{%s}",
+                          e.flow, out.us_at(e.ticks).c_str(), pid, carrier, lt.c_str()));
           else
             out.event(fmt("\"ph\":\"s\",\"name\":\"migration\",\"cat\":\"migration\",\"id\":%" PRIu64
-                          ",\"ts\":%.3f,\"pid\":%u,\"tid\":%" PRIu32 ",\"args\":{%s}",
-                          e.flow, out.us(e.ticks), pid, carrier, lt.c_str()));
+                          ",\"ts\":%s,\"pid\":%u,\"tid\":%" PRIu32 ",\"args\":{%s}",
+                          e.flow, out.us_at(e.ticks).c_str(), pid, carrier, lt.c_str()));
           break;
       }
     }

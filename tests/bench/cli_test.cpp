@@ -91,7 +91,10 @@ TEST(BenchCli, MalformedJson) {
   EXPECT_FALSE(fs::exists(d + "/out"));
 }
 TEST(BenchCli, UnknownOption) { expect_bad("--frobnicate"); }
-TEST(BenchCli, TraceNotYetSupported) { expect_bad("--trace t.json"); }
+TEST(BenchCli, TraceBufferOutOfRange) {
+  expect_bad("--trace t.json --trace-buffer 0");
+  expect_bad("--trace t.json --trace-buffer 1e12");
+}
 TEST(BenchCli, ListShowsEverything) {
   const std::string d = dir();
   ASSERT_EQ(std::system((std::string(FIBERSYNC_BENCH_EXE) + " --list > " + d + "/list.txt").c_str()), 0);

@@ -1,8 +1,8 @@
 // trace.hpp: the --trace recorder (docs/bench.md, "Trace").
 //
 // While a run records, every carrier (OS thread) appends fixed-size records to
-// its own preallocated buffer: no lock, no allocation, no shared cache line on
-// the hot path. A full buffer drops further records and counts them; it never
+// its own buffer, allocated once at its first record: no lock, no allocation,
+// no shared cache line on the hot path. A full buffer drops further records and counts them; it never
 // grows and never blocks. After the LTs have finished, collect() takes every
 // buffer and write_chrome_trace() turns them into Chrome trace-event JSON.
 //
@@ -67,7 +67,7 @@ struct carrier_buffer {
 };
 
 // Default and maximum records per carrier buffer (--trace-buffer).
-inline constexpr std::size_t default_buffer_records = std::size_t{1} << 18;
+inline constexpr std::size_t default_buffer_records = std::size_t{1} << 21;
 inline constexpr std::size_t max_buffer_records = std::size_t{1} << 25;
 
 namespace detail {
