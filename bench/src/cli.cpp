@@ -323,6 +323,11 @@ int run_main(int argc, char** argv) {
     child_result r = run_in_child(*reg.find(c.runtime), c, env, timeout_s);
     if (g_interrupted) break;
     if (!r.error.empty()) {
+      // A child killed while writing its trace leaves FILE.tmp, never FILE.
+      if (!env.trace.path.empty()) {
+        std::error_code ec;
+        std::filesystem::remove(env.trace.path + ".tmp", ec);
+      }
       ++failures;
       std::cerr << (tty ? "\r\033[K" : "") << head << ": FAILED: " << r.error << "\n";
       continue;

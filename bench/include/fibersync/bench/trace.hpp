@@ -60,7 +60,12 @@ struct record {
 
 // One per OS thread that ever records. Written only by its thread.
 struct carrier_buffer {
-  std::unique_ptr<record[]> records;
+  explicit carrier_buffer(std::size_t capacity);  // trace.cpp: maps the memory
+  ~carrier_buffer();
+  carrier_buffer(const carrier_buffer&) = delete;
+  carrier_buffer& operator=(const carrier_buffer&) = delete;
+
+  record* records = nullptr;
   std::size_t capacity = 0;
   std::size_t size = 0;
   std::uint64_t dropped = 0;
