@@ -10,6 +10,8 @@
 #   scripts/trace-overhead.sh BENCH [ROUNDS] [OUTDIR]
 #   BASELINE=path/to/older/fibersync-bench adds a column for a build without
 #   the trace hooks (the cost of the hooks when --trace is off).
+#   CARRIERS=1 runs on one carrier instead (a control without work stealing,
+#   whose scheduling noise is much smaller).
 set -euo pipefail
 bench=${1:?usage: trace-overhead.sh BENCH [ROUNDS] [OUTDIR]}
 rounds=${2:-5}
@@ -18,7 +20,7 @@ mkdir -p "$out"
 mutexes=$("$bench" --list | sed -n 's/^  boost_fiber: //p' | tr -d ' ')
 
 run_mode() {  # mode preset mutex round
-  local common=(--preset "$2" --runtime boost_fiber --mutex "$3" --lts 16 --carriers 2 --reps 1)
+  local common=(--preset "$2" --runtime boost_fiber --mutex "$3" --lts 16 --carriers "${CARRIERS:-2}" --reps 1)
   local prefix="$out/$2@$3@$1@$4"
   case $1 in
     off) "$bench" "${common[@]}" --out "$prefix" >/dev/null 2>&1 ;;

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -47,6 +48,7 @@ json load(const std::string& path) {
 struct trace_counts {
   std::size_t spans = 0, instants = 0, flows = 0, tracks = 0;
   std::set<long long> pids;
+  std::map<std::string, std::size_t> instants_by_name;  // "cat/name"
 };
 
 bool is_time(const json& v) { return v.is_number() && v.get<double>() >= 0; }
@@ -101,6 +103,7 @@ trace_counts validate(const json& doc) {
       spans[t].push_back({ts, ts + e["dur"].get<double>()});
     } else if (ph == "i") {
       ++n.instants;
+      ++n.instants_by_name[e.value("cat", "") + "/" + e["name"].get<std::string>()];
       const std::string scope = e.at("s");
       EXPECT_TRUE(scope == "t" || scope == "p" || scope == "g");
     } else if (ph == "s" || ph == "f") {
@@ -164,7 +167,7 @@ std::uint64_t arrows_equal_metric_once(const std::string& d, const std::string& 
   EXPECT_FALSE(fs::exists(d + "/t.json.tmp"));
 
   const json doc = load(d + "/t.json");
-  const trace_counts n = validate(doc);
+  trace_counts n = validate(doc);
   EXPECT_EQ(n.flows, migrations);
   EXPECT_EQ(row.at("trace_migrations").get<std::uint64_t>(), migrations);
   EXPECT_EQ(doc["otherData"]["migrations"].get<std::uint64_t>(), migrations);
@@ -175,6 +178,16 @@ std::uint64_t arrows_equal_metric_once(const std::string& d, const std::string& 
   if (migrations > 0) {
     EXPECT_EQ(n.tracks, 2u);
   }
+  // The mutex's yields and suspends of the timed part are among the
+  // instants (which also cover the warm-up).
+  const double acquisitions = row["acquisitions"].get<double>();
+  EXPECT_GE(static_cast<double>(n.instants_by_name["mutex/yield"]),
+            std::floor(row["yields_per_acq"].get<double>() * acquisitions));
+  EXPECT_GE(static_cast<double>(n.instants_by_name["mutex/suspend"]),
+            std::floor(row["suspends_per_acq"].get<double>() * acquisitions));
+  EXPECT_EQ(n.instants_by_name["mutex/resume"], n.instants_by_name["mutex/suspend"]) << "MCS resumes every waiter it parks";
+  EXPECT_EQ(n.instants_by_name["phase/measuring begins"], 1u);
+  EXPECT_EQ(n.instants_by_name["phase/measuring ends"], 1u);
 #ifdef FIBERSYNC_REPORT_EXE
   // The report tool's validator must agree, number of migrations included.
   EXPECT_EQ(run(std::string(FIBERSYNC_REPORT_EXE) + " check-trace " + d + "/t.json --expect-migrations " +
