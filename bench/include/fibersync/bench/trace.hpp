@@ -158,9 +158,10 @@ struct traced_runtime {
   static handle current() { return inner::current(); }
   static void yield() { around_switch<Traits>(kind::mutex_yield, [] { inner::yield(); }); }
   static void suspend() { around_switch<Traits>(kind::mutex_suspend, [] { inner::suspend(); }); }
+  // Recorded after the wake-up, which is on the lock hand-over's critical path.
   static void resume(handle h) {
-    if (enabled()) add(kind::resume, lt_key(inner::current()), Traits::carrier(), lt_key(h));
     inner::resume(h);
+    if (enabled()) add(kind::resume, lt_key(inner::current()), Traits::carrier(), lt_key(h));
   }
   static unsigned carrier() { return inner::carrier(); }
 };
