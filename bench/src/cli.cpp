@@ -214,7 +214,7 @@ int run_main(int argc, char** argv) {
   app.add_option("--out", out, "output prefix: writes PREFIX.csv and PREFIX.json");
   app.add_option("--trace", trace,
                  "write a Chrome trace-event JSON per run (Perfetto, chrome://tracing): FILE for one run, "
-                 "FILE-runNNN.EXT for each run of a sweep");
+                 "STEM-runNNN.EXT for each run of a sweep (t.json: t-run001.json, ...)");
   app.add_option("--trace-buffer", trace_buffer,
                  "trace records per carrier buffer (default " + std::to_string(trace::default_buffer_records) +
                      ", 40 bytes each); records past it are dropped and counted")
