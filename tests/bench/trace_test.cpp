@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -147,32 +148,24 @@ trace_counts validate(const json& doc) {
   return n;
 }
 
-// One boost_fiber run with 2 carriers and 16 LTs (MCS suspends, so waiters
-// are resumed by whichever carrier hands over: migrations happen). Returns
-// the run's `migrations` after checking that the trace has as many arrows.
-std::uint64_t arrows_equal_metric_once(const std::string& d, const std::string& extra) {
-  fs::remove_all(d);
-  fs::create_directories(d);
-  EXPECT_EQ(bench("--preset hot-handover --runtime boost_fiber --mutex mcs --lts 16 --carriers 2 --oversubscribe "
-                  "--reps 1 --duration-ms 100 --out " + d + "/r --trace " + d + "/t.json " + extra),
-            0);
-  const json runs = load(d + "/r.json")["runs"];
-  EXPECT_EQ(runs.size(), 1u);
-  const json& row = runs.at(0);
+// Checks one run of a sweep: its trace has exactly `migrations` arrows.
+// Returns the run's `migrations`.
+std::uint64_t check_run(const json& row, const std::string& path, bool cross_check_with_python) {
+  SCOPED_TRACE(path);
   const std::uint64_t migrations = row.at("migrations").get<std::uint64_t>();
   EXPECT_NEAR(row["migrations_per_acq"].get<double>(),
               static_cast<double>(migrations) / row["acquisitions"].get<double>(), 1e-9);
-  EXPECT_EQ(row.at("trace_file"), d + "/t.json");
+  EXPECT_EQ(row.at("trace_file"), path);
   EXPECT_EQ(row.at("trace_dropped_records"), 0);
-  EXPECT_FALSE(fs::exists(d + "/t.json.tmp"));
+  EXPECT_FALSE(fs::exists(path + ".tmp"));
 
-  const json doc = load(d + "/t.json");
+  const json doc = load(path);
   trace_counts n = validate(doc);
   EXPECT_EQ(n.flows, migrations);
   EXPECT_EQ(row.at("trace_migrations").get<std::uint64_t>(), migrations);
   EXPECT_EQ(doc["otherData"]["migrations"].get<std::uint64_t>(), migrations);
   EXPECT_EQ(doc["otherData"]["dropped_records"], 0);
-  EXPECT_EQ(n.pids, std::set<long long>{1});
+  EXPECT_EQ(n.pids.size(), 1u);
   EXPECT_GT(n.spans, 16u);
   EXPECT_GT(n.instants, 0u);
   if (migrations > 0) {
@@ -189,26 +182,45 @@ std::uint64_t arrows_equal_metric_once(const std::string& d, const std::string& 
   EXPECT_EQ(n.instants_by_name["phase/measuring begins"], 1u);
   EXPECT_EQ(n.instants_by_name["phase/measuring ends"], 1u);
 #ifdef FIBERSYNC_REPORT_EXE
-  // The report tool's validator must agree, number of migrations included.
-  EXPECT_EQ(run(std::string(FIBERSYNC_REPORT_EXE) + " check-trace " + d + "/t.json --expect-migrations " +
-                std::to_string(migrations)),
-            0);
-  EXPECT_EQ(run(std::string(FIBERSYNC_REPORT_EXE) + " check-trace " + d + "/t.json --expect-migrations " +
-                std::to_string(migrations + 1)),
-            1);
+  if (cross_check_with_python) {
+    // The report tool's validator must agree, number of migrations included.
+    EXPECT_EQ(run(std::string(FIBERSYNC_REPORT_EXE) + " check-trace " + path + " --expect-migrations " +
+                  std::to_string(migrations)),
+              0);
+    EXPECT_EQ(run(std::string(FIBERSYNC_REPORT_EXE) + " check-trace " + path + " --expect-migrations " +
+                  std::to_string(migrations + 1)),
+              1);
+  }
+#else
+  (void)cross_check_with_python;
 #endif
   return migrations;
 }
 
-// Boost.Fiber's work stealing leaves the second carrier idle in about one
-// run in five on a loaded 2-core machine (no migration at all): such a run
-// is checked too, but another one is needed to prove anything.
+// boost_fiber with 2 carriers and 16 LTs, MCS (it suspends, so waiters are
+// resumed by whichever carrier hands over). Boost.Fiber's work stealing
+// leaves the second carrier idle in about half of such runs (no migration
+// at all), so the sweep has 12 repetitions: every run is checked, and at
+// least one must have migrated for the equality to prove anything.
 void arrows_equal_metric(const std::string& extra) {
   const std::string d = dir();
-  std::uint64_t migrations = 0;
-  for (int attempt = 0; attempt < 5 && migrations == 0 && !::testing::Test::HasFailure(); ++attempt)
-    migrations = arrows_equal_metric_once(d, extra);
-  EXPECT_GT(migrations, 0u) << "no run migrated: the equality proved nothing";
+  constexpr int reps = 12;
+  ASSERT_EQ(bench("--preset hot-handover --runtime boost_fiber --mutex mcs --lts 16 --carriers 2 --oversubscribe "
+                  "--reps " + std::to_string(reps) + " --duration-ms 60 --out " + d + "/r --trace " + d + "/t.json " +
+                  extra),
+            0);
+  const json runs = load(d + "/r.json")["runs"];
+  ASSERT_EQ(runs.size(), std::size_t{reps});
+  std::uint64_t most = 0;
+  for (int i = 0; i < reps; ++i) {
+    char name[32];
+    std::snprintf(name, sizeof name, "/t-run%03d.json", i + 1);
+    // The Python validator takes about a second per file: it checks the
+    // runs up to the first one that migrated.
+    const std::uint64_t m = check_run(runs[i], d + name, most == 0);
+    most = std::max(most, m);
+  }
+  EXPECT_GT(most, 0u) << "no run migrated: the equality proved nothing";
 }
 
 }  // namespace
