@@ -17,7 +17,9 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <thread>
@@ -27,6 +29,7 @@
 #include "fibersync/bench/scenario.hpp"
 #include "fibersync/bench/text_stats.hpp"
 #include "fibersync/bench/ticks.hpp"
+#include "fibersync/bench/trace.hpp"
 
 namespace fibersync::bench {
 
@@ -158,6 +161,31 @@ std::optional<double> bound_per_ms(const run_config& c, const calibration& cal) 
   return b;
 }
 
+// Whether `path` can be written: its directory made if missing, and a
+// `path.tmp` created and removed again (the trace is written there first).
+bool can_create(const std::string& path, std::string* why) {
+  const std::filesystem::path p(path);
+  std::error_code ec;
+  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
+  if (ec) {
+    *why = ec.message();
+    return false;
+  }
+  if (std::filesystem::is_directory(p, ec)) {
+    *why = "is a directory";
+    return false;
+  }
+  const std::string tmp = path + ".tmp";
+  std::FILE* f = std::fopen(tmp.c_str(), "w");
+  if (f == nullptr) {
+    *why = std::strerror(errno);
+    return false;
+  }
+  std::fclose(f);
+  std::filesystem::remove(tmp, ec);
+  return true;
+}
+
 std::string timestamp() {
   std::time_t t = std::time(nullptr);
   char buf[32];
@@ -174,6 +202,7 @@ int run_main(int argc, char** argv) {
       pinning;
   std::vector<std::string> sets;
   bool list = false, oversubscribe = false;
+  std::size_t trace_buffer = trace::default_buffer_records;
   auto* p_opt = app.add_option("--preset", preset, "preset name from presets/ (default: default)");
   app.add_option("--scenario", scenario_file, "scenario JSON file")->excludes(p_opt);
   app.add_option("--set", sets, "override a scenario field: key=value (value: JSON, or a comma list)");
@@ -188,7 +217,13 @@ int run_main(int argc, char** argv) {
   app.add_option("--reps", reps, "repetitions per configuration");
   app.add_option("--duration-ms", duration, "timed part of each run in ms");
   app.add_option("--out", out, "output prefix: writes PREFIX.csv and PREFIX.json");
-  app.add_option("--trace", trace, "Chrome trace output (not yet supported)");
+  app.add_option("--trace", trace,
+                 "write a Chrome trace-event JSON per run (Perfetto, chrome://tracing): FILE for one run, "
+                 "STEM-runNNN.EXT for each run of a sweep (t.json: t-run001.json, ...)");
+  app.add_option("--trace-buffer", trace_buffer,
+                 "trace records per carrier buffer (default " + std::to_string(trace::default_buffer_records) +
+                     ", 40 bytes each); records past it are dropped and counted")
+      ->check(CLI::Range(std::size_t{1}, trace::max_buffer_records));
   app.add_flag("--list", list, "list runtimes, mutexes and presets");
   app.add_flag("--oversubscribe", oversubscribe, "allow more carriers than CPUs");
   try {
@@ -201,10 +236,6 @@ int run_main(int argc, char** argv) {
   if (list) {
     print_list(reg);
     return 0;
-  }
-  if (!trace.empty()) {
-    std::cerr << "fibersync-bench: error: --trace is not yet supported\n";
-    return 2;
   }
 
   std::string command;
@@ -239,6 +270,16 @@ int run_main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::cerr << "fibersync-bench: error: " << e.what() << "\n";
     return 2;
+  }
+
+  // An unwritable trace path is bad input: found before any run, no file left.
+  if (!trace.empty()) {
+    const std::string first = trace::run_trace_path(trace, 0, runs.size());
+    std::string why;
+    if (!can_create(first, &why)) {
+      std::cerr << "fibersync-bench: error: cannot write trace file " << first << ": " << why << "\n";
+      return 2;
+    }
   }
 
   const std::string name = scenario.value("name", "scenario");
@@ -280,9 +321,22 @@ int run_main(int argc, char** argv) {
     // gauss runs to completion (duration_ms does not apply).
     const double timeout_s =
         c.workload == "gauss" ? 600 : 60 + 20 * c.duration_ms * (1 + c.warmup_fraction) / 1000;
+    if (!trace.empty()) {
+      env.trace.path = trace::run_trace_path(trace, i, runs.size());
+      env.trace.buffer_records = trace_buffer;
+      env.trace.pid = static_cast<unsigned>(i + 1);
+      env.trace.process_name = "run " + std::to_string(i + 1) + ": " + c.runtime + " " + c.mutex +
+                               " lts=" + std::to_string(c.lts) + " carriers=" + std::to_string(c.carriers) +
+                               " rep=" + std::to_string(c.repetition);
+    }
     child_result r = run_in_child(*reg.find(c.runtime), c, env, timeout_s);
     if (g_interrupted) break;
     if (!r.error.empty()) {
+      // A child killed while writing its trace leaves FILE.tmp, never FILE.
+      if (!env.trace.path.empty()) {
+        std::error_code ec;
+        std::filesystem::remove(env.trace.path + ".tmp", ec);
+      }
       ++failures;
       std::cerr << (tty ? "\r\033[K" : "") << head << ": FAILED: " << r.error << "\n";
       continue;
@@ -314,6 +368,9 @@ int run_main(int argc, char** argv) {
       std::cerr << (tty ? "\r\033[K" : "") << head << ": VERIFICATION FAILED: "
                 << row.value("verification_error", "") << "\n";
     }
+    if (row.value("trace_dropped_records", std::uint64_t{0}) > 0)
+      std::cerr << (tty ? "\r\033[K" : "") << head << ": trace incomplete: " << row["trace_dropped_records"]
+                << " records dropped (a carrier buffer was full; raise --trace-buffer)\n";
     rows.push_back(std::move(row));
     fill_speedups(rows);
     char tail[160];

@@ -117,6 +117,7 @@ nlohmann::json state::metrics() const {
   } else {
     m["same_node_handover"] = m["same_cluster_handover"] = m["remote_handovers_per_1000"] = nullptr;
   }
+  m["migrations"] = cfg.workload == "loop" ? json(migrations) : json(nullptr);
   m["migrations_per_acq"] = (total && cfg.workload == "loop") ? json(static_cast<double>(migrations) / acq) : json(nullptr);
   const double cpu_ms = (cpu1_ns_ - cpu0_ns_) / 1e6;
   m["cpu_time_ms"] = cpu_ms;

@@ -117,7 +117,10 @@ TEST(BenchCli, PlacementAndLocalityRecorded) {
   EXPECT_DOUBLE_EQ(one["runs"][0]["same_node_handover"].get<double>(), 1.0);
   EXPECT_DOUBLE_EQ(one["runs"][0]["remote_handovers_per_1000"].get<double>(), 0.0);
 }
-TEST(BenchCli, TraceNotYetSupported) { expect_bad("--trace t.json"); }
+TEST(BenchCli, TraceBufferOutOfRange) {
+  expect_bad("--trace t.json --trace-buffer 0");
+  expect_bad("--trace t.json --trace-buffer 1e12");
+}
 TEST(BenchCli, ListShowsEverything) {
   const std::string d = dir();
   ASSERT_EQ(std::system((std::string(FIBERSYNC_BENCH_EXE) + " --list > " + d + "/list.txt").c_str()), 0);

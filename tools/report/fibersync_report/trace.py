@@ -18,8 +18,11 @@ M     metadata: thread_name / process_name                       name pid args.n
 
 Checks: required keys with the right types; ``ts`` and ``dur`` are finite
 non-negative numbers; every flow id has exactly one ``s`` and one ``f``
-with ``f.ts >= s.ts``; every (pid, tid) used by an X/i/s/f event is named by
-a ``thread_name`` metadata event. A migration is one complete flow pair.
+with ``f.ts >= s.ts``; each flow event lies inside an X span of its own
+(pid, tid) (ends included), since viewers attach the arrow to the enclosing
+slice and drop it otherwise; every (pid, tid) used by an X/i/s/f event is
+named by a ``thread_name`` metadata event. A migration is one complete flow
+pair.
 
 :func:`check_trace` returns a :class:`TraceSummary` or raises
 :class:`TraceError` with the first problem found.
@@ -27,6 +30,8 @@ a ``thread_name`` metadata event. A migration is one complete flow pair.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import json
 import math
 from dataclasses import dataclass
@@ -95,6 +100,23 @@ def _time(i: int, ev: dict, key: str) -> float:
     return float(value)
 
 
+# Slack for ts + dur computed in binary floating point from decimal text.
+_EPSILON_US = 1e-6
+
+
+class _Spans:
+    """The X spans of one track, asked "does one of you cover ts?" in O(log n)."""
+
+    def __init__(self, spans: list[tuple[float, float]]):
+        spans = sorted(spans)
+        self._begins = [b for b, _ in spans]
+        self._max_end = list(itertools.accumulate((e for _, e in spans), max))
+
+    def cover(self, ts: float) -> bool:
+        k = bisect.bisect_right(self._begins, ts)  # spans[:k] begin at or before ts
+        return k > 0 and self._max_end[k - 1] + _EPSILON_US >= ts
+
+
 def validate(doc: Any) -> TraceSummary:
     """Validate a parsed trace document."""
     if not isinstance(doc, dict):
@@ -109,9 +131,10 @@ def validate(doc: Any) -> TraceSummary:
         raise TraceError("'otherData' must be an object")
 
     named: set[tuple[int, int]] = set()
+    spans: dict[tuple[int, int], list[tuple[float, float]]] = {}
     used: dict[tuple[int, int], int] = {}  # (pid, tid) -> first event index using it
-    starts: dict[Any, tuple[int, float]] = {}
-    finishes: dict[Any, tuple[int, float]] = {}
+    starts: dict[Any, tuple[int, float, tuple[int, int]]] = {}
+    finishes: dict[Any, tuple[int, float, tuple[int, int]]] = {}
     counts = {p: 0 for p in PHASES}
 
     for i, ev in enumerate(events):
@@ -150,7 +173,7 @@ def validate(doc: Any) -> TraceSummary:
         tid = _require(i, ev, "tid", _is_int, "an integer")
         used.setdefault((pid, tid), i)
         if ph == "X":
-            _time(i, ev, "dur")
+            spans.setdefault((pid, tid), []).append((ts, ts + _time(i, ev, "dur")))
         elif ph == "i":
             _require(
                 i, ev, "s", lambda v: v in _INSTANT_SCOPES, "one of " + ", ".join(_INSTANT_SCOPES)
@@ -173,24 +196,32 @@ def validate(doc: Any) -> TraceSummary:
                 )
             if ph == "f":
                 _require(i, ev, "bp", lambda v: v == "e", 'the string "e"')
-            table[key] = (i, ts)
+            table[key] = (i, ts, (pid, tid))
 
-    for key, (i, ts) in starts.items():
+    for key, (i, ts, _) in starts.items():
         if key not in finishes:
             raise TraceError(
                 f"traceEvents[{i}]: flow id {key[1]!r} has a start ('s') but no finish ('f')"
             )
-        j, fts = finishes[key]
+        j, fts, _ = finishes[key]
         if fts < ts:
             raise TraceError(
                 f"traceEvents[{j}]: flow id {key[1]!r} finishes at ts {fts:g}, "
                 f"before its start at ts {ts:g}"
             )
-    for key, (j, _) in finishes.items():
+    for key, (j, _, _) in finishes.items():
         if key not in starts:
             raise TraceError(
                 f"traceEvents[{j}]: flow id {key[1]!r} has a finish ('f') but no start ('s')"
             )
+    covers = {track: _Spans(v) for track, v in spans.items()}
+    for table in (starts, finishes):
+        for key, (i, ts, track) in table.items():
+            if track not in covers or not covers[track].cover(ts):
+                raise TraceError(
+                    f"traceEvents[{i}]: flow id {key[1]!r} at ts {ts:g} is not inside an 'X' span "
+                    f"of pid {track[0]} tid {track[1]}"
+                )
     for (pid, tid), i in sorted(used.items(), key=lambda kv: kv[1]):
         if (pid, tid) not in named:
             raise TraceError(

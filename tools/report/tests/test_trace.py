@@ -19,7 +19,7 @@ def test_valid_fixture_summary():
     assert (s.events, s.tracks, s.spans, s.instants, s.flows, s.metadata) == (
         len(VALID["traceEvents"]),
         2,
-        12,
+        13,
         6,
         3,
         3,
@@ -32,7 +32,7 @@ def test_cli_valid_and_expected_migrations(capsys):
     assert cli.main(["check-trace", path]) == 0
     out = capsys.readouterr().out
     assert out.count("\n") == 1
-    assert "12 spans" in out and "6 instants" in out and "3 flows" in out and "2 tracks" in out
+    assert "13 spans" in out and "6 instants" in out and "3 flows" in out and "2 tracks" in out
     assert cli.main(["check-trace", path, "--expect-migrations", "3"]) == 0
     capsys.readouterr()
     assert cli.main(["check-trace", path, "--expect-migrations", "2"]) == 1
@@ -91,6 +91,14 @@ INVALID = {
     "finish without bp": (lambda d: _first(d, "f").pop("bp"), "missing key 'bp'"),
     "flow without cat": (lambda d: _first(d, "s").pop("cat"), "missing key 'cat'"),
     "tid not named": (_drop_thread_name, "tid 2 has no 'thread_name'"),
+    "flow start outside spans": (
+        lambda d: _first(d, "s").update(ts=_first(d, "s")["ts"] + 50),
+        "is not inside an 'X' span of pid 1 tid 1",
+    ),
+    "flow finish on a track without spans": (
+        lambda d: _first(d, "f").update(tid=3),
+        "is not inside an 'X' span of pid 1 tid 3",
+    ),
     "metadata without args.name": (lambda d: _first(d, "M").update(args={}), "'args.name'"),
     "no traceEvents": (lambda d: d.pop("traceEvents"), "missing 'traceEvents'"),
     "bad time unit": (lambda d: d.update(displayTimeUnit="s"), "'displayTimeUnit'"),

@@ -9,9 +9,16 @@
 //   static unsigned carrier();                          // carrier the calling LT runs on now
 //
 // Mutexes are added by type: add_mutex<M>("name", counted). A fibersync mutex
-// is added as X<counting_runtime<R>> (counted = true) so its yields and
-// suspends are counted; add_fibersync_mutexes() adds every one (the list is in
+// is added as X<trace::traced_runtime<Traits>> (counted = true): that runtime
+// is counting_runtime<R>, so its yields and suspends are counted, plus the
+// --trace records; add_fibersync_mutexes() adds every one (the list is in
 // mutex_list.hpp: adding a mutex there adds it to every runtime).
+//
+// --trace (run_env::trace): recording starts before the carriers and is
+// collected after they have been joined; the file is written after the
+// metrics, outside the timed part. The harness' own yields go through
+// trace::traced_yield<Traits>, which is Traits::yield plus one predictable
+// branch when not tracing.
 #pragma once
 
 #include <map>
@@ -25,6 +32,7 @@
 #include "fibersync/bench/benchmark.hpp"
 #include "fibersync/bench/placement.hpp"
 #include "fibersync/bench/text_stats.hpp"
+#include "fibersync/bench/trace.hpp"
 #include "fibersync/runtime/counting.hpp"
 #include "fibersync/runtime/executor.hpp"
 
@@ -48,17 +56,34 @@ benchmark loop_benchmark(M& mutex, std::atomic<std::uint64_t>& seq) {
             const bool latency = st.cfg.latency, yield_inside = st.cfg.yield_inside,
                        yield_after = st.cfg.yield_after_unlock;
             const topology& topo = topology::current();
+            // --trace: `seen` is the trace-clock tick at which prev_carrier
+            // was read, where the LT's migration arrow starts.
+            const bool tracing = trace::enabled();
+            const std::uint64_t self = tracing ? trace::lt_key(Traits::runtime::current()) : 0;
+            if (tracing) trace::add(trace::kind::lt_start, self, Traits::carrier(), lt);
             st.barrier();
             if (lt == 0) st.start();
             unsigned prev_carrier = Traits::carrier();
+            std::uint64_t seen = tracing ? trace::now() : 0;
             for (;;) {
               if (lt == 0) {
-                if (!st.tick_timer()) break;
+                const phase before = tracing ? st.current() : phase::warmup;
+                const bool go_on = st.tick_timer();
+                if (tracing && st.current() != before)
+                  trace::add(before == phase::warmup ? trace::kind::measuring_begins : trace::kind::measuring_ends,
+                             self, Traits::carrier());
+                if (!go_on) break;
               } else if (st.current() == phase::stopped) {
                 break;
               }
               const unsigned c0 = Traits::carrier();
-              if (c0 != prev_carrier && st.current() == phase::measuring) ++me.migrations;
+              const std::uint64_t seen0 = tracing ? trace::now() : 0;
+              if (c0 != prev_carrier && st.current() == phase::measuring) {
+                ++me.migrations;
+                // The arrow is recorded by the statement that counts the
+                // migration: the trace has exactly `migrations` arrows.
+                if (tracing) trace::add_at(seen0, trace::kind::migration, self, c0, seen, prev_carrier);
+              }
               const std::uint64_t t0 = latency ? ticks_begin() : 0;
               mutex.lock();
               const std::uint64_t t1 = latency ? ticks_end() : 0;
@@ -70,13 +95,15 @@ benchmark loop_benchmark(M& mutex, std::atomic<std::uint64_t>& seq) {
               const phase p = st.current();
               st.record_place(me, p, topo.current_place());
               critical.run();
-              if (yield_inside) Traits::yield();
+              if (yield_inside) trace::traced_yield<Traits>();
               mutex.unlock();
               st.record(me, p, s, t1 - t0, c1 != c0);
               prev_carrier = c1;
+              seen = latency ? t1 : seen0;  // t1: the tick c1 was read at, same counter as trace::now()
               parallel.run();
-              if (yield_after) Traits::yield();
+              if (yield_after) trace::traced_yield<Traits>();
             }
+            if (tracing) trace::add(trace::kind::lt_exit, self, Traits::carrier());
             st.barrier();
           }};
 }
@@ -89,6 +116,9 @@ benchmark text_stats_benchmark(std::vector<padded<M>>& mutexes, std::vector<shar
             lt_counters& me = st.lt(lt);
             const text_corpus& corpus = *st.env.corpus;
             const std::size_t shards = tables.size();
+            const bool tracing = trace::enabled();
+            const std::uint64_t self = tracing ? trace::lt_key(Traits::runtime::current()) : 0;
+            if (tracing) trace::add(trace::kind::lt_start, self, Traits::carrier(), lt);
             st.barrier();
             if (lt == 0) st.mark_begin();
             st.barrier();
@@ -100,12 +130,13 @@ benchmark text_stats_benchmark(std::vector<padded<M>>& mutexes, std::vector<shar
                 const std::uint64_t s = seq.load(std::memory_order_relaxed);
                 seq.store(s + 1, std::memory_order_relaxed);
                 tables[k].add(h);
-                if (st.cfg.yield_inside) Traits::yield();
+                if (st.cfg.yield_inside) trace::traced_yield<Traits>();
                 mutexes[k].value.unlock();
                 st.record(me, phase::measuring, s, 0, false);
               });
-              if (st.cfg.yield_after_unlock) Traits::yield();
+              if (st.cfg.yield_after_unlock) trace::traced_yield<Traits>();
             }
+            if (tracing) trace::add(trace::kind::lt_exit, self, Traits::carrier());
             st.barrier();
             if (lt == 0) st.mark_end();
           }};
@@ -123,7 +154,8 @@ class basic_driver : public runtime_driver {
   std::string description() const override { return Traits::description; }
   std::vector<std::string> mutexes() const override { return order_; }
 
-  // counted: M uses counting_runtime<R>, so yields/suspends are reported.
+  // counted: M uses counting_runtime<R> (via trace::traced_runtime), so
+  // yields/suspends are reported.
   template <class M>
   void add_mutex(const std::string& mutex_name, bool counted) {
     if (!table_.count(mutex_name)) order_.push_back(mutex_name);
@@ -138,7 +170,7 @@ class basic_driver : public runtime_driver {
 
   static lt_ops ops() {
     lt_ops o;
-    o.yield = &Traits::yield;
+    o.yield = &trace::traced_yield<Traits>;
     o.spawn_join = &Traits::spawn_join;
     o.carrier = &Traits::carrier;
     return o;
@@ -173,6 +205,8 @@ class basic_driver : public runtime_driver {
     ex.shared_pool = cfg.abt_pools == "shared";
     std::atomic<std::uint64_t> seq{0};
     nlohmann::json extra = nlohmann::json::object();
+    const bool tracing = !env.trace.path.empty();
+    if (tracing) trace::start(env.trace.buffer_records);
     if (cfg.workload == "loop") {
       auto m = make_mutex<M>(cfg);
       benchmark b = detail::loop_benchmark<Traits, M>(m->value, seq);
@@ -195,8 +229,25 @@ class basic_driver : public runtime_driver {
     } else {
       throw std::runtime_error("unknown workload " + cfg.workload);
     }
+    // Every carrier has been joined: the buffers are complete.
+    trace::recording recorded;
+    if (tracing) recorded = trace::collect();
     nlohmann::json out = st.metrics();
     for (auto& [k, v] : extra.items()) out[k] = v;
+    if (tracing) {
+      trace::trace_info info;
+      info.pid = env.trace.pid;
+      info.process_name = env.trace.process_name;
+      info.ticks_per_ns = env.cal.ticks_per_ns;
+      info.buffer_records = env.trace.buffer_records;
+      info.run = {{"runtime", cfg.runtime}, {"mutex", cfg.mutex}, {"lts", cfg.lts}, {"carriers", cfg.carriers},
+                  {"repetition", cfg.repetition}, {"metric_migrations", out["migrations"]}};
+      const trace::trace_summary t = trace::write_chrome_trace(env.trace.path, recorded, info);
+      out["trace_file"] = env.trace.path;
+      out["trace_events"] = t.events;
+      out["trace_migrations"] = t.migrations;
+      out["trace_dropped_records"] = t.dropped;
+    }
     if (cfg.workload == "text_stats") {
       const double ms = out["duration_ms"].get<double>();
       out["total_ms"] = ms;

@@ -6,13 +6,14 @@
 
 #include "fibersync/bench/driver.hpp"
 #include "fibersync/fibersync.hpp"
-#include "fibersync/runtime/counting.hpp"
+#include "fibersync/bench/trace.hpp"
 
 namespace fibersync::bench {
 
 template <class Traits>
 void add_fibersync_mutexes(basic_driver<Traits>& d) {
-  using C = counting_runtime<typename Traits::runtime>;
+  // counting_runtime<R> (yields/suspends per acquisition) plus --trace records.
+  using C = trace::traced_runtime<Traits>;
   d.template add_mutex<ttas_mutex<C>>("ttas", true);
   d.template add_mutex<ticket_mutex<C>>("ticket", true);
   d.template add_mutex<mcs_mutex<C>>("mcs", true);

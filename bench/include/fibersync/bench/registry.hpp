@@ -27,10 +27,19 @@ namespace fibersync::bench {
 
 struct text_corpus;
 
+// --trace for one run: where its Chrome trace goes (empty: no trace).
+struct trace_request {
+  std::string path;
+  std::size_t buffer_records = 0;  // records per carrier buffer
+  unsigned pid = 1;                // the run's number in the sweep (trace pid)
+  std::string process_name;
+};
+
 // Read-only data prepared by the parent before it forks the run's child.
 struct run_env {
   calibration cal;
   const text_corpus* corpus = nullptr;  // text_stats workload only
+  trace_request trace;
 };
 
 class runtime_driver {
