@@ -4,7 +4,7 @@
 # ranks `adaptive` against the best other fibersync mutex and the library
 # (fibersync-report rank). Needs a Release build (scripts/main.sh makes one)
 # and the report tool (.venv). About 30-40 minutes on 2 cores; run it on an
-# otherwise idle machine.
+# otherwise idle machine. BENCH=path selects another build (e.g. one with Argobots).
 #   bash scripts/measure-adaptive.sh [OUTDIR] [extra fibersync-bench flags]
 #   e.g. bash scripts/measure-adaptive.sh results/adaptive-2node --topology 2x1 --pinning compact
 set -euo pipefail
@@ -12,7 +12,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 out=${1:-results/adaptive-$(date +%Y%m%d-%H%M%S)}
 shift || true
-bench=build/release/bench/fibersync-bench
+bench=${BENCH:-build/release/bench/fibersync-bench}
 [ -x "$bench" ] || { echo "measure-adaptive: build first (bash scripts/main.sh)" >&2; exit 2; }
 mkdir -p "$out"
 runtimes=$("$bench" --list | sed -n '/^runtimes/,/^presets/s/^  \([a-z_]*\): .*/\1/p' | paste -sd, -)

@@ -8,12 +8,15 @@
 // stream, LT i in pool i % C and never migrating (default), or one pool that
 // every stream pops from. options.idle_suspend: idle streams sleep in
 // ABT_SCHED_BASIC_WAIT on ABT_POOL_FIFO_WAIT pools instead of polling
-// ABT_SCHED_BASIC / ABT_POOL_FIFO. The first exception thrown by a body is
+// ABT_SCHED_BASIC / ABT_POOL_FIFO. options.cpus pins stream k to
+// cpus[k % size] (the calling thread too, until the call returns). The first exception thrown by a body is
 // rethrown after every LT finished. spawn_and_join_on_argobots() lets an LT of
 // a running session start and join more ULTs, spread over the session's pools.
 #pragma once
 
 #include <abt.h>
+#include <pthread.h>
+#include <sched.h>
 
 #include <cstddef>
 #include <exception>
@@ -30,6 +33,29 @@ namespace fibersync {
 inline constexpr std::size_t argobots_lt_stack_bytes = 256 * 1024;
 
 namespace detail {
+
+// Restores the calling thread's cpu mask on scope exit.
+class affinity_guard {
+ public:
+  affinity_guard() noexcept { saved_ok_ = pthread_getaffinity_np(pthread_self(), sizeof(saved_), &saved_) == 0; }
+  ~affinity_guard() {
+    if (saved_ok_) pthread_setaffinity_np(pthread_self(), sizeof(saved_), &saved_);
+  }
+  affinity_guard(const affinity_guard&) = delete;
+  affinity_guard& operator=(const affinity_guard&) = delete;
+
+ private:
+  cpu_set_t saved_{};
+  bool saved_ok_ = false;
+};
+
+// Best effort, like the other executors: a restricted cpuset may refuse.
+inline void pin_calling_thread(int cpu) noexcept {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
 
 inline void abt_check(int rc, const char* what) {
   if (rc != ABT_SUCCESS) throw executor_error(std::string("Argobots: ") + what + " failed (error " + std::to_string(rc) + ")");
@@ -118,16 +144,20 @@ inline void run_lts_on_argobots(const executor_options& options, unsigned lts, c
     detail::abt_check(ABT_xstream_set_main_sched_basic(primary, sched, primary_pool_count, primary_pools),
                       "ABT_xstream_set_main_sched_basic");
     if (options.shared_pool) detail::abt_check(ABT_self_set_associated_pool(primary_pools[1]), "ABT_self_set_associated_pool");
+    // Pinning: a new stream's OS thread inherits the creating thread's cpu
+    // mask, so each stream is created while we run on its cpu. (Argobots'
+    // own ABT_xstream_set_cpubind fails unless it was built with affinity
+    // support.) The primary stream is this thread: it keeps carrier 0's cpu
+    // until the session ends, then gets its old mask back.
+    detail::affinity_guard primary_affinity;
     for (unsigned k = 1; k < carriers; ++k) {
+      if (!options.cpus.empty()) detail::pin_calling_thread(options.cpus[k % options.cpus.size()]);
       ABT_pool p = pool_of(k);
       ABT_xstream x;
       detail::abt_check(ABT_xstream_create_basic(sched, 1, &p, ABT_SCHED_CONFIG_NULL, &x), "ABT_xstream_create_basic");
       s.streams.push_back(x);
     }
-    if (!options.cpus.empty())
-      for (unsigned k = 0; k < carriers; ++k)
-        detail::abt_check(ABT_xstream_set_cpubind(s.streams[k], options.cpus[k % options.cpus.size()]),
-                          "ABT_xstream_set_cpubind");
+    if (!options.cpus.empty()) detail::pin_calling_thread(options.cpus[0]);
     detail::abt_check(ABT_thread_attr_create(&attr), "ABT_thread_attr_create");
     detail::abt_check(ABT_thread_attr_set_stacksize(attr, argobots_lt_stack_bytes), "ABT_thread_attr_set_stacksize");
     std::vector<detail::argobots_call> calls;
