@@ -9,38 +9,18 @@
 #include <sstream>
 #include <string>
 
+#include "bench_cli_support.hpp"
 #include "fibersync/bench/report.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using namespace fibersync::test;
 
 namespace {
-std::string dir() {
-  const fs::path d = fs::path(FIBERSYNC_BENCH_TEST_DIR) / ::testing::UnitTest::GetInstance()->current_test_info()->name();
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d.string();
-}
-int run(const std::string& args) {
-  const std::string cmd = std::string(FIBERSYNC_BENCH_EXE) + " " + args + " >/dev/null 2>&1";
-  const int st = std::system(cmd.c_str());
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-std::string slurp(const std::string& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-void expect_bad(const std::string& args) {
-  const std::string d = dir();
-  EXPECT_EQ(run(args + " --out " + d + "/r"), 2) << args;
-  EXPECT_TRUE(fs::is_empty(d)) << args << ": a result file was written";
-}
 
 void end_to_end(const std::string& runtime) {
-  const std::string d = dir();
-  ASSERT_EQ(run("--runtime " + runtime + " --mutex mcs,library --lts 1,3 --reps 1 --duration-ms 60 --carriers 1 --out " + d + "/r"), 0);
+  const std::string d = test_dir();
+  ASSERT_EQ(run_bench("--runtime " + runtime + " --mutex mcs,library --lts 1,3 --reps 1 --duration-ms 60 --carriers 1 --out " + d + "/r"), 0);
   const std::string csv = slurp(d + "/r.csv");
   std::istringstream lines(csv);
   std::string header;
@@ -85,9 +65,9 @@ TEST(BenchCli, NonPositiveCounts) {
 }
 TEST(BenchCli, TooManyCarriers) { expect_bad("--carriers 4096"); }
 TEST(BenchCli, MalformedJson) {
-  const std::string d = dir();
+  const std::string d = test_dir();
   std::ofstream(d + "/bad.json") << "{ \"lts\": [1, 2,, }";
-  EXPECT_EQ(run("--scenario " + d + "/bad.json --out " + d + "/out/r"), 2);
+  EXPECT_EQ(run_bench("--scenario " + d + "/bad.json --out " + d + "/out/r"), 2);
   EXPECT_FALSE(fs::exists(d + "/out"));
 }
 TEST(BenchCli, UnknownOption) { expect_bad("--frobnicate"); }
@@ -97,8 +77,8 @@ TEST(BenchCli, BadPlacement) {
   expect_bad("--pinning diagonal");
 }
 TEST(BenchCli, PlacementAndLocalityRecorded) {
-  const std::string d = dir();
-  ASSERT_EQ(run("--runtime os_threads --mutex mcs,cna --lts 4 --reps 1 --duration-ms 60 --carriers 2 --oversubscribe "
+  const std::string d = test_dir();
+  ASSERT_EQ(run_bench("--runtime os_threads --mutex mcs,cna --lts 4 --reps 1 --duration-ms 60 --carriers 2 --oversubscribe "
                 "--topology 2x1 --pinning compact,scatter --out " + d + "/two"), 0);
   const json two = json::parse(slurp(d + "/two.json"));
   ASSERT_EQ(two["runs"].size(), 4u);
@@ -112,7 +92,7 @@ TEST(BenchCli, PlacementAndLocalityRecorded) {
     EXPECT_NEAR(r["remote_handovers_per_1000"].get<double>(), 1000 * (1 - same), 1e-6);
   }
   // On a one-node machine every hand-over stays on the node.
-  ASSERT_EQ(run("--runtime os_threads --mutex mcs --lts 4 --reps 1 --duration-ms 40 --topology 1x2 --out " + d + "/one"), 0);
+  ASSERT_EQ(run_bench("--runtime os_threads --mutex mcs --lts 4 --reps 1 --duration-ms 40 --topology 1x2 --out " + d + "/one"), 0);
   const json one = json::parse(slurp(d + "/one.json"));
   EXPECT_DOUBLE_EQ(one["runs"][0]["same_node_handover"].get<double>(), 1.0);
   EXPECT_DOUBLE_EQ(one["runs"][0]["remote_handovers_per_1000"].get<double>(), 0.0);
@@ -122,7 +102,7 @@ TEST(BenchCli, TraceBufferOutOfRange) {
   expect_bad("--trace t.json --trace-buffer 1e12");
 }
 TEST(BenchCli, ListShowsEverything) {
-  const std::string d = dir();
+  const std::string d = test_dir();
   ASSERT_EQ(std::system((std::string(FIBERSYNC_BENCH_EXE) + " --list > " + d + "/list.txt").c_str()), 0);
   const std::string s = slurp(d + "/list.txt");
   for (const char* k : {"os_threads", "boost_fiber", "library", "mcs", "default", "hot-handover", "paper-coop"})
@@ -131,8 +111,8 @@ TEST(BenchCli, ListShowsEverything) {
 TEST(BenchCli, EndToEndOsThreads) { end_to_end("os_threads"); }
 TEST(BenchCli, EndToEndBoostFiber) { end_to_end("boost_fiber"); }
 TEST(BenchCli, EndToEndBoostFiberTwoCarriers) {
-  const std::string d = dir();
-  ASSERT_EQ(run("--runtime boost_fiber --mutex ttas,library --lts 4 --reps 2 --duration-ms 50 --carriers 2 --oversubscribe --out " + d + "/r"), 0);
+  const std::string d = test_dir();
+  ASSERT_EQ(run_bench("--runtime boost_fiber --mutex ttas,library --lts 4 --reps 2 --duration-ms 50 --carriers 2 --oversubscribe --out " + d + "/r"), 0);
   const json doc = json::parse(slurp(d + "/r.json"));
   EXPECT_EQ(doc["runs"].size(), 4u);
 }
@@ -143,7 +123,7 @@ TEST(BenchCli, BadAbtPools) {
 }
 #ifdef FIBERSYNC_BENCH_TEST_ARGOBOTS
 TEST(BenchCli, ListShowsArgobots) {
-  const std::string d = dir();
+  const std::string d = test_dir();
   ASSERT_EQ(std::system((std::string(FIBERSYNC_BENCH_EXE) + " --list > " + d + "/list.txt").c_str()), 0);
   const std::string s = slurp(d + "/list.txt");
   EXPECT_NE(s.find("argobots: ttas, ticket, mcs, clh, cna, numa_mcs, hmcs, adaptive, library"), std::string::npos) << s;
@@ -151,8 +131,8 @@ TEST(BenchCli, ListShowsArgobots) {
 TEST(BenchCli, EndToEndArgobots) { end_to_end("argobots"); }
 TEST(BenchCli, ArgobotsBothPoolModesTwoStreams) {
   for (const char* pools : {"per_stream", "shared"}) {
-    const std::string d = dir();
-    ASSERT_EQ(run("--runtime argobots --mutex mcs,library --lts 8 --reps 1 --duration-ms 50 --carriers 2 --oversubscribe "
+    const std::string d = test_dir();
+    ASSERT_EQ(run_bench("--runtime argobots --mutex mcs,library --lts 8 --reps 1 --duration-ms 50 --carriers 2 --oversubscribe "
                   "--set abt_pools=" + std::string(pools) + " --set suspend_after=1 --out " + d + "/r"),
               0)
         << pools;

@@ -11,38 +11,18 @@
 #include <sstream>
 #include <string>
 
+#include "bench_cli_support.hpp"
 #include "fibersync/bench/report.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using namespace fibersync::test;
 
 namespace {
-std::string dir() {
-  const fs::path d = fs::path(FIBERSYNC_BENCH_TEST_DIR) / ::testing::UnitTest::GetInstance()->current_test_info()->name();
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d.string();
-}
-int run(const std::string& args, const std::string& env = "") {
-  const std::string cmd = env + " " + std::string(FIBERSYNC_BENCH_EXE) + " " + args + " >/dev/null 2>&1";
-  const int st = std::system(cmd.c_str());
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-std::string slurp(const std::string& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-void expect_bad(const std::string& args) {
-  const std::string d = dir();
-  EXPECT_EQ(run(args + " --out " + d + "/r"), 2) << args;
-  EXPECT_TRUE(fs::is_empty(d)) << args << ": a result file was written";
-}
 }  // namespace
 
 TEST(native_bench, ListsNativeWithoutLibraryMutex) {
-  const std::string d = dir();
+  const std::string d = test_dir();
   ASSERT_EQ(std::system((std::string(FIBERSYNC_BENCH_EXE) + " --list > " + d + "/list.txt").c_str()), 0);
   const std::string s = slurp(d + "/list.txt");
   const auto at = s.find("  native: ");
@@ -55,8 +35,8 @@ TEST(native_bench, ListsNativeWithoutLibraryMutex) {
 }
 
 TEST(native_bench, LoopEndToEnd) {
-  const std::string d = dir();
-  ASSERT_EQ(run("--runtime native --mutex mcs,ttas --lts 1,5 --reps 1 --duration-ms 60 --carriers 2 --set pinning=compact "
+  const std::string d = test_dir();
+  ASSERT_EQ(run_bench("--runtime native --mutex mcs,ttas --lts 1,5 --reps 1 --duration-ms 60 --carriers 2 --set pinning=compact "
                 "--set 'critical=spawn(2,50)' --out " + d + "/r"),
             0);
   const json doc = json::parse(slurp(d + "/r.json"));
@@ -74,8 +54,8 @@ TEST(native_bench, LoopEndToEnd) {
 }
 
 TEST(native_bench, GaussShortSweepPasses) {
-  const std::string d = dir();
-  ASSERT_EQ(run("--preset gauss --lts 16,70 --reps 1 --carriers 2 --set matrix_n=120 --out " + d + "/r"), 0);
+  const std::string d = test_dir();
+  ASSERT_EQ(run_bench("--preset gauss --lts 16,70 --reps 1 --carriers 2 --set matrix_n=120 --out " + d + "/r"), 0);
   const json doc = json::parse(slurp(d + "/r.json"));
   ASSERT_EQ(doc["runs"].size(), 12u);  // 2 lts x 2 distributions x 3 architectures
   std::set<std::string> seen;
@@ -103,8 +83,8 @@ TEST(native_bench, GaussShortSweepPasses) {
 }
 
 TEST(native_bench, GaussCorruptedRunFailsResidualCheck) {
-  const std::string d = dir();
-  EXPECT_EQ(run("--set workload=gauss --runtime native --lts 16 --reps 1 --carriers 2 --set matrix_n=96 "
+  const std::string d = test_dir();
+  EXPECT_EQ(run_bench("--set workload=gauss --runtime native --lts 16 --reps 1 --carriers 2 --set matrix_n=96 "
                 "--set event_arch=A0,A2 --out " + d + "/r",
                 "FIBERSYNC_BENCH_GAUSS_CORRUPT=1"),
             1);

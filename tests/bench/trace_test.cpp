@@ -19,24 +19,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench_cli_support.hpp"
+
 namespace fs = std::filesystem;
 using nlohmann::json;
+using namespace fibersync::test;
 
 namespace {
 
-std::string dir() {
-  const fs::path d = fs::path(FIBERSYNC_BENCH_TEST_DIR) / ::testing::UnitTest::GetInstance()->current_test_info()->name();
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d.string();
-}
 
-int run(const std::string& cmd) {
-  const int st = std::system((cmd + " >/dev/null 2>&1").c_str());
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
-int bench(const std::string& args) { return run(std::string(FIBERSYNC_BENCH_EXE) + " " + args); }
 
 json load(const std::string& path) {
   std::ifstream in(path);
@@ -184,10 +176,10 @@ std::uint64_t check_run(const json& row, const std::string& path, bool cross_che
 #ifdef FIBERSYNC_REPORT_EXE
   if (cross_check_with_python) {
     // The report tool's validator must agree, number of migrations included.
-    EXPECT_EQ(run(std::string(FIBERSYNC_REPORT_EXE) + " check-trace " + path + " --expect-migrations " +
+    EXPECT_EQ(run_shell(std::string(FIBERSYNC_REPORT_EXE) + " check-trace " + path + " --expect-migrations " +
                   std::to_string(migrations)),
               0);
-    EXPECT_EQ(run(std::string(FIBERSYNC_REPORT_EXE) + " check-trace " + path + " --expect-migrations " +
+    EXPECT_EQ(run_shell(std::string(FIBERSYNC_REPORT_EXE) + " check-trace " + path + " --expect-migrations " +
                   std::to_string(migrations + 1)),
               1);
   }
@@ -203,9 +195,9 @@ std::uint64_t check_run(const json& row, const std::string& path, bool cross_che
 // at all), so the sweep has 12 repetitions: every run is checked, and at
 // least one must have migrated for the equality to prove anything.
 void arrows_equal_metric(const std::string& extra) {
-  const std::string d = dir();
+  const std::string d = test_dir();
   constexpr int reps = 12;
-  ASSERT_EQ(bench("--preset hot-handover --runtime boost_fiber --mutex mcs --lts 16 --carriers 2 --oversubscribe "
+  ASSERT_EQ(run_bench("--preset hot-handover --runtime boost_fiber --mutex mcs --lts 16 --carriers 2 --oversubscribe "
                   "--reps " + std::to_string(reps) + " --duration-ms 60 --out " + d + "/r --trace " + d + "/t.json " +
                   extra),
             0);
@@ -230,8 +222,8 @@ TEST(BenchTrace, MigrationArrowsEqualMetric) { arrows_equal_metric(""); }
 TEST(BenchTrace, MigrationArrowsEqualMetricWithoutLatency) { arrows_equal_metric("--set latency=false"); }
 
 TEST(BenchTrace, SweepWritesOneFilePerRun) {
-  const std::string d = dir();
-  ASSERT_EQ(bench("--runtime boost_fiber --mutex ttas,library --lts 4 --carriers 2 --oversubscribe --reps 1 "
+  const std::string d = test_dir();
+  ASSERT_EQ(run_bench("--runtime boost_fiber --mutex ttas,library --lts 4 --carriers 2 --oversubscribe --reps 1 "
                   "--duration-ms 40 --out " + d + "/r --trace " + d + "/t.json"),
             0);
   EXPECT_FALSE(fs::exists(d + "/t.json"));
@@ -250,8 +242,8 @@ TEST(BenchTrace, SweepWritesOneFilePerRun) {
 }
 
 TEST(BenchTrace, FullBufferDropsAndCounts) {
-  const std::string d = dir();
-  ASSERT_EQ(bench("--runtime boost_fiber --mutex mcs --lts 8 --carriers 2 --oversubscribe --reps 1 --duration-ms 40 "
+  const std::string d = test_dir();
+  ASSERT_EQ(run_bench("--runtime boost_fiber --mutex mcs --lts 8 --carriers 2 --oversubscribe --reps 1 --duration-ms 40 "
                   "--trace-buffer 64 --out " + d + "/r --trace " + d + "/t.json"),
             0);
   const json row = load(d + "/r.json")["runs"][0];
@@ -263,7 +255,7 @@ TEST(BenchTrace, FullBufferDropsAndCounts) {
 }
 
 TEST(BenchTrace, UnwritablePathIsBadInput) {
-  const std::string d = dir();
+  const std::string d = test_dir();
   std::ofstream(d + "/file") << "not a directory";
   // A path under a regular file, and a directory: exit 2, nothing written.
   const std::string err = d + ".stderr";
@@ -277,9 +269,9 @@ TEST(BenchTrace, UnwritablePathIsBadInput) {
   std::getline(in, line);
   EXPECT_NE(line.find("error: cannot write trace file " + d + "/file/t.json"), std::string::npos) << line;
   EXPECT_FALSE(std::getline(in, more)) << "more than one line: " << more;
-  EXPECT_EQ(bench("--runtime boost_fiber --mutex ttas --lts 2 --reps 1 --duration-ms 20 --out " + d + "/r --trace " + d),
+  EXPECT_EQ(run_bench("--runtime boost_fiber --mutex ttas --lts 2 --reps 1 --duration-ms 20 --out " + d + "/r --trace " + d),
             2);
-  EXPECT_EQ(bench("--runtime boost_fiber --mutex ttas --lts 2 --reps 1 --duration-ms 20 --out " + d +
+  EXPECT_EQ(run_bench("--runtime boost_fiber --mutex ttas --lts 2 --reps 1 --duration-ms 20 --out " + d +
                   "/r --trace " + d + "/t.json --trace-buffer 0"),
             2);
   std::vector<std::string> left;
