@@ -17,15 +17,12 @@
 #include "fibersync/bench/driver.hpp"
 #include "fibersync/bench/mutex_list.hpp"
 #include "fibersync/runtime/native.hpp"
+#include "fibersync/runtime/native_executor.hpp"
 #include "gauss/gauss.hpp"
 
 namespace fibersync::bench {
 
 namespace {
-
-// The scheduler of the run in progress (one run per process at a time: the
-// harness forks a child per run), for spawn_join.
-sched::scheduler* g_scheduler = nullptr;
 
 struct native_traits {
   using runtime = fibersync::native_runtime;
@@ -34,33 +31,10 @@ struct native_traits {
       "fibersync::sched M:N scheduler on `carriers` carrier threads (work stealing); no library mutex "
       "(the scheduler has none); workloads loop, text_stats, gauss";
   static void run_lts(const executor_options& o, unsigned lts, const lt_body& body) {
-    if (o.carriers == 0) throw executor_error("carriers must be positive");
-    sched::scheduler_options so;
-    so.carriers = o.carriers;
-    so.cpus = o.cpus;
-    std::exception_ptr first;
-    {
-      sched::scheduler s(so);
-      g_scheduler = &s;
-      std::vector<sched::task> tasks;
-      tasks.reserve(lts);
-      for (unsigned i = 0; i < lts; ++i) tasks.push_back(s.spawn([&body, i] { body(i); }));
-      for (auto& t : tasks) {
-        try {
-          t.join();
-        } catch (...) {
-          if (!first) first = std::current_exception();
-        }
-      }
-      g_scheduler = nullptr;
-    }
-    if (first) std::rethrow_exception(first);
+    run_lts_on_native(o, lts, body);
   }
   static void spawn_join(unsigned k, std::uint64_t pauses) {
-    std::vector<sched::task> ts;
-    ts.reserve(k);
-    for (unsigned i = 0; i < k; ++i) ts.push_back(g_scheduler->spawn([pauses] { pause_n(pauses); }));
-    for (auto& t : ts) t.join();
+    spawn_and_join_on_native(k, [pauses](unsigned) { pause_n(pauses); });
   }
   static void yield() { sched::this_thread::yield(); }
   static unsigned carrier() { return fibersync::native_runtime::carrier(); }
