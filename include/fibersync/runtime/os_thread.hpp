@@ -32,10 +32,16 @@ struct os_thread_runtime {
 
   static constexpr std::string_view name = "os_threads";
 
-  // The kernel preempts OS threads, so a waiter may spin longer before yielding,
-  // and a futex park costs ~5-10 us round trip: park only after a longer spin.
+  // Park after about one futex round trip (8 checks, ~700 pauses, 2 yields).
+  // A longer spin (it was 128/64/256, ~1 ms) collapses every queue lock once
+  // threads outnumber cores and the holder can lose its core (a yield or a
+  // preemption inside the critical section): the spinners then own the cores
+  // until their next yield. high-contention, 4-64 threads on 2 cores: mcs went
+  // from 2 to 48-68 acq/ms; the price is hot-handover at 16-64 threads, where
+  // each hand-over to a parked waiter costs a futex wake (mcs 220 -> 75).
+  // Sweep and numbers: docs/BENCHMARKS.md, "OS-thread wait policy".
   static constexpr wait_policy default_wait_policy() noexcept {
-    return wait_policy{}.with_max_backoff(128).with_yield_every(64).with_suspend_after(256);
+    return wait_policy{}.with_max_backoff(64).with_yield_every(4).with_suspend_after(8);
   }
 
   static handle current() noexcept { return self(); }
