@@ -39,10 +39,13 @@ namespace fibersync::bench::trace {
 enum class kind : std::uint8_t {
   lt_start,        // other = LT index; the LT is running
   lt_exit,         // the LT left the loop: ends its run stretch
-  running,         // back from a yield/suspend: starts a run stretch
-  mutex_yield,     // the mutex yields: ends the stretch (+ instant)
-  mutex_suspend,   // the mutex parks the LT: ends the stretch (+ instant)
-  harness_yield,   // the harness yields (loop, barrier, work): ends the stretch (+ instant)
+  running,         // (trace.cpp only) the second half of a switch record: starts a run stretch
+  // Switch records: one per switch, written when the LT runs again. `other`
+  // and `from_carrier` say when and where it stopped (ends the stretch there,
+  // plus an instant); `ticks` and `carrier` when and where it runs again.
+  mutex_yield,     // the mutex yields
+  mutex_suspend,   // the mutex parks the LT
+  harness_yield,   // the harness yields (loop, barrier, work)
   resume,          // the running LT resumes another one (other = its key) (+ instant)
   migration,       // counted migration: from_carrier at other (ticks) -> carrier at ticks
   measuring_begins,
@@ -125,7 +128,10 @@ inline void add(kind what, std::uint64_t who, unsigned carrier, std::uint64_t ot
   b.records[b.size++] = record{now(), who, other, carrier, 0, what};
 }
 
-// Records a switch (the stretch ends before it, a new one starts after it).
+// Records a switch (the stretch ends before it, a new one starts after it)
+// as one record, written after it: half the buffer traffic of a record on
+// each side, and nothing but a tick read and a carrier number before the
+// switch, where the time counts against the lock hand-over.
 template <class Traits, class Switch>
 void around_switch(kind what, Switch&& do_switch) {
   if (!enabled()) {
@@ -133,9 +139,15 @@ void around_switch(kind what, Switch&& do_switch) {
     return;
   }
   const std::uint64_t who = lt_key(Traits::runtime::current());
-  add(what, who, Traits::carrier());
+  const unsigned stopped_on = Traits::carrier();
+  const std::uint64_t stopped_at = now();
   do_switch();
-  add(kind::running, who, Traits::carrier());
+  carrier_buffer& b = detail::local_buffer();
+  if (b.size == b.capacity) {
+    ++b.dropped;
+    return;
+  }
+  b.records[b.size++] = record{now(), who, stopped_at, Traits::carrier(), stopped_on, what};
 }
 
 // The harness' yield (lt_ops::yield and the loop's yields).
