@@ -44,10 +44,9 @@ struct argobots_runtime {
 
   static constexpr std::string_view name = "argobots";
 
-  // Like Boost.Fiber: a waiting ULT holds its execution stream, so yield often
-  // and park soon.
+  // Like Boost.Fiber: a waiting ULT holds its execution stream.
   static constexpr wait_policy default_wait_policy() noexcept {
-    return wait_policy{}.with_max_backoff(16).with_yield_every(2).with_suspend_after(16);
+    return fiber_wait_policy();
   }
 
   // Must be called from a ULT.

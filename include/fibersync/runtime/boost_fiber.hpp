@@ -42,11 +42,9 @@ struct boost_fiber_runtime {
 
   static constexpr std::string_view name = "boost_fiber";
 
-  // A waiting fiber holds its carrier: yield after every other failed check so
-  // the holder and useful fibers run; park soon, since a parked fiber costs
-  // the carrier nothing while one that yields still takes a turn every round.
+  // A waiting fiber holds its carrier: see fiber_wait_policy().
   static constexpr wait_policy default_wait_policy() noexcept {
-    return wait_policy{}.with_max_backoff(16).with_yield_every(2).with_suspend_after(16);
+    return fiber_wait_policy();
   }
 
   static handle current() { return self(); }

@@ -27,10 +27,9 @@ struct native_runtime {
 
   static constexpr std::string_view name = "native";
 
-  // Same reasoning as boost_fiber_runtime: a waiter holds its carrier, so
-  // yield often and park soon.
+  // Same reasoning as boost_fiber_runtime: a waiter holds its carrier.
   static constexpr wait_policy default_wait_policy() noexcept {
-    return wait_policy{}.with_max_backoff(16).with_yield_every(2).with_suspend_after(16);
+    return fiber_wait_policy();
   }
 
   static handle current() { return sched::this_thread::self(); }

@@ -55,6 +55,18 @@ struct wait_policy {
   friend constexpr bool operator==(const wait_policy&, const wait_policy&) = default;
 };
 
+// The defaults of the fiber adapters (Boost.Fiber, Argobots, native): a
+// waiting LT holds its carrier, so it yields after every failed check (the
+// holder or useful LTs run instead) and spins only a few pauses between.
+// It parks after 32 checks: parking sooner (16) left one carrier half idle,
+// each hand-over then waking it through the kernel, and cost the FIFO locks
+// 25-45% of hot-handover throughput on 2 carriers; waiters that stay ready a
+// little longer keep both carriers running. The old 16/2/16 and three
+// alternatives, measured side by side: docs/BENCHMARKS.md, "Fiber wait policy".
+constexpr wait_policy fiber_wait_policy() noexcept {
+  return wait_policy{}.with_max_backoff(4).with_yield_every(1).with_suspend_after(32);
+}
+
 // The policy a mutex uses when constructed without one: the adapter's
 // `default_wait_policy()` when it has one, else the generic defaults.
 template <class R>
