@@ -256,6 +256,10 @@ result run_gauss(const config& c) {
     }
     t0 = clock_type::now();
     start.set();
+    // Wait for all of them at once, then collect: joining one by one would
+    // wake this OS thread whenever the task it waits on ends, and each such
+    // wake-up takes a core from a carrier in the middle of the timed phases.
+    s.wait_idle();
     for (auto& t : tasks) t.join();
     r.forward_ms = ms_between(t0, t_forward);
     r.back_ms = ms_between(t_forward, t_end);
