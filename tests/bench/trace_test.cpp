@@ -20,15 +20,13 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_cli_support.hpp"
+#include "fibersync/bench/trace.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 using namespace fibersync::test;
 
 namespace {
-
-
-
 
 json load(const std::string& path) {
   std::ifstream in(path);
@@ -277,4 +275,44 @@ TEST(BenchTrace, UnwritablePathIsBadInput) {
   std::vector<std::string> left;
   for (const auto& e : fs::directory_iterator(d)) left.push_back(e.path().filename().string());
   EXPECT_EQ(left, std::vector<std::string>{"file"});
+}
+
+// A switch is one record, written after it: the writer must end the LT's
+// span where it stopped (tick and carrier of `other` / `from_carrier`) and
+// start the next one where it runs again.
+TEST(BenchTrace, SwitchRecordEndsOneSpanAndStartsTheNext) {
+  namespace tr = fibersync::bench::trace;
+  tr::recording rec;
+  rec.buffers.push_back(std::make_unique<tr::carrier_buffer>(16));
+  tr::carrier_buffer& b = *rec.buffers.back();
+  ASSERT_EQ(b.capacity, 16u);
+  const std::uint64_t lt = 0x1000;
+  b.records[b.size++] = tr::record{1000, lt, 7, 0, 0, tr::kind::lt_start};
+  // Parked at tick 3000 on carrier 0, running again at 9000 on carrier 1.
+  b.records[b.size++] = tr::record{9000, lt, 3000, 1, 0, tr::kind::mutex_suspend};
+  b.records[b.size++] = tr::record{12000, lt, 0, 1, 0, tr::kind::lt_exit};
+  const std::string path = test_dir() + "/switch.json";
+  tr::trace_info info;
+  info.ticks_per_ns = 1.0;
+  tr::write_chrome_trace(path, rec, info);
+  const json doc = load(path);
+  validate(doc);
+  std::map<long long, std::vector<json>> spans;  // tid -> spans
+  std::vector<json> suspends;
+  for (const json& e : doc["traceEvents"]) {
+    if (e["ph"] == "X") spans[e["tid"].get<long long>()].push_back(e);
+    if (e["ph"] == "i" && e["name"] == "suspend") suspends.push_back(e);
+  }
+  ASSERT_EQ(spans[0].size(), 1u);
+  ASSERT_EQ(spans[1].size(), 1u);
+  // Times are microseconds from the first tick (1000), 1 tick = 1 ns.
+  EXPECT_DOUBLE_EQ(spans[0][0]["ts"].get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(spans[0][0]["dur"].get<double>(), 2.0);
+  EXPECT_EQ(spans[0][0]["args"]["ended_by"], "suspend");
+  EXPECT_DOUBLE_EQ(spans[1][0]["ts"].get<double>(), 8.0);
+  EXPECT_DOUBLE_EQ(spans[1][0]["dur"].get<double>(), 3.0);
+  EXPECT_EQ(spans[1][0]["args"]["ended_by"], "exit");
+  ASSERT_EQ(suspends.size(), 1u);
+  EXPECT_EQ(suspends[0]["tid"], 0);
+  EXPECT_DOUBLE_EQ(suspends[0]["ts"].get<double>(), 2.0);
 }
