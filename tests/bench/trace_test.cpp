@@ -29,11 +29,8 @@ using namespace fibersync::test;
 namespace {
 
 json load(const std::string& path) {
-  std::ifstream in(path);
-  EXPECT_TRUE(in.good()) << path;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return json::parse(ss.str());
+  EXPECT_TRUE(fs::exists(path)) << path;
+  return json::parse(slurp(path));
 }
 
 struct trace_counts {

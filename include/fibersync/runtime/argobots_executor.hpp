@@ -49,14 +49,6 @@ class affinity_guard {
   bool saved_ok_ = false;
 };
 
-// Best effort, like the other executors: a restricted cpuset may refuse.
-inline void pin_calling_thread(int cpu) noexcept {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
-  pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-}
-
 inline void abt_check(int rc, const char* what) {
   if (rc != ABT_SUCCESS) throw executor_error(std::string("Argobots: ") + what + " failed (error " + std::to_string(rc) + ")");
 }
@@ -151,13 +143,13 @@ inline void run_lts_on_argobots(const executor_options& options, unsigned lts, c
     // until the session ends, then gets its old mask back.
     detail::affinity_guard primary_affinity;
     for (unsigned k = 1; k < carriers; ++k) {
-      if (!options.cpus.empty()) detail::pin_calling_thread(options.cpus[k % options.cpus.size()]);
+      detail::pin_current_thread(options, k);
       ABT_pool p = pool_of(k);
       ABT_xstream x;
       detail::abt_check(ABT_xstream_create_basic(sched, 1, &p, ABT_SCHED_CONFIG_NULL, &x), "ABT_xstream_create_basic");
       s.streams.push_back(x);
     }
-    if (!options.cpus.empty()) detail::pin_calling_thread(options.cpus[0]);
+    detail::pin_current_thread(options, 0);
     detail::abt_check(ABT_thread_attr_create(&attr), "ABT_thread_attr_create");
     detail::abt_check(ABT_thread_attr_set_stacksize(attr, argobots_lt_stack_bytes), "ABT_thread_attr_set_stacksize");
     std::vector<detail::argobots_call> calls;

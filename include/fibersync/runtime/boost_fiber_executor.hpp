@@ -14,9 +14,6 @@
 // (the harness and the tests run each such configuration in its own process).
 #pragma once
 
-#include <pthread.h>
-#include <sched.h>
-
 #include <boost/fiber/algo/work_stealing.hpp>
 #include <boost/fiber/condition_variable.hpp>
 #include <boost/fiber/fiber.hpp>
@@ -33,14 +30,6 @@
 namespace fibersync {
 
 namespace detail {
-inline void pin_current_thread(const executor_options& options, unsigned carrier) {
-  if (options.cpus.empty()) return;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(options.cpus[carrier % options.cpus.size()], &set);
-  pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-}
-
 // Spawns LTs first, first + stride, ... below lts and joins them.
 inline void spawn_and_join(unsigned lts, const lt_body& body, unsigned first = 0, unsigned stride = 1) {
   std::vector<boost::fibers::fiber> fibers;

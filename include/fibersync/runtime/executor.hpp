@@ -7,6 +7,9 @@
 // i in [0, lts) each in its own LT and returns when all have finished.
 #pragma once
 
+#include <pthread.h>
+#include <sched.h>
+
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -35,5 +38,17 @@ using lt_body = std::function<void(unsigned lt_index)>;
 struct executor_error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+namespace detail {
+// Pins the calling thread to carrier k's cpu, if options.cpus asks for it.
+// Best effort: a restricted cpuset may refuse, and the run goes on unpinned.
+inline void pin_current_thread(const executor_options& options, unsigned carrier) noexcept {
+  if (options.cpus.empty()) return;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(options.cpus[carrier % options.cpus.size()], &set);
+  pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+}  // namespace detail
 
 }  // namespace fibersync

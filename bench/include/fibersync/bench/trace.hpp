@@ -142,12 +142,7 @@ void around_switch(kind what, Switch&& do_switch) {
   const unsigned stopped_on = Traits::carrier();
   const std::uint64_t stopped_at = now();
   do_switch();
-  carrier_buffer& b = detail::local_buffer();
-  if (b.size == b.capacity) {
-    ++b.dropped;
-    return;
-  }
-  b.records[b.size++] = record{now(), who, stopped_at, Traits::carrier(), stopped_on, what};
+  add_at(now(), what, who, Traits::carrier(), stopped_at, stopped_on);
 }
 
 // The harness' yield (lt_ops::yield and the loop's yields).
