@@ -138,12 +138,31 @@ void forward(problem& p, unsigned me, const std::vector<std::pair<unsigned, unsi
   (void)me;
 }
 
-void back(problem& p, const std::vector<std::pair<unsigned, unsigned>>& mine) {
+// The back-substitution tasks of one thread, in the global order: step s
+// handles column J = nb-1-s, the solve of x_J (diagonal tile) before the
+// partial products U_IJ x_J (tiles above the diagonal). Tiles below the
+// diagonal have no back-substitution task. Built once, before the timed
+// phases, so a thread wakes only for work it has (a scan of every step per
+// thread would cost the same as the synchronisation being measured).
+struct back_task {
+  unsigned I, J;
+};
+std::vector<back_task> back_tasks(const std::vector<std::pair<unsigned, unsigned>>& mine) {
+  std::vector<back_task> v;
+  for (auto [I, J] : mine)
+    if (I <= J) v.push_back({I, J});
+  std::sort(v.begin(), v.end(), [](const back_task& a, const back_task& b) {
+    if (a.J != b.J) return a.J > b.J;  // earlier step first
+    if ((a.I == a.J) != (b.I == b.J)) return a.I == a.J;  // within a step: the solve first
+    return a.I < b.I;
+  });
+  return v;
+}
+
+void back(problem& p, const std::vector<back_task>& tasks) {
   const unsigned nb = p.nb, n = p.n;
-  for (unsigned s = 0; s < nb; ++s) {
-    const unsigned J = nb - 1 - s;
-    for (auto [I, JJ] : mine) {  // phase 0: x_J = U_JJ^-1 (y_J - sum_L p_JL)
-      if (I != J || JJ != J) continue;
+  for (const auto [I, J] : tasks) {
+    if (I == J) {  // x_J = U_JJ^-1 (y_J - sum_L p_JL)
       std::vector<double> r(p.y.begin() + p.lo(J), p.y.begin() + p.hi(J));
       for (unsigned L = J + 1; L < nb; ++L) {
         p.pdone[std::size_t(J) * nb + L]->wait();
@@ -155,9 +174,7 @@ void back(problem& p, const std::vector<std::pair<unsigned, unsigned>>& mine) {
         p.x[i] = v / p.at(i, i);
       }
       p.xready[J]->set();
-    }
-    for (auto [I, JJ] : mine) {  // phase 1: partial products with x_J
-      if (JJ != J || I >= J) continue;
+    } else {  // partial product p_IJ = U_IJ x_J
       p.xready[J]->wait();
       for (unsigned i = p.lo(I); i < p.hi(I); ++i) {
         double v = 0;
@@ -241,6 +258,7 @@ result run_gauss(const config& c) {
     for (unsigned me = 0; me < c.lts; ++me) {
       tasks.push_back(s.spawn([&, me] {
         const auto mine = owned(p, me);
+        const auto mine_back = back_tasks(mine);
         start.wait();
         forward(p, me, mine);
         if (arrived.fetch_add(1, std::memory_order_acq_rel) + 1 == c.lts) {
@@ -250,7 +268,7 @@ result run_gauss(const config& c) {
         } else {
           forward_done.wait();
         }
-        back(p, mine);
+        back(p, mine_back);
         if (finished.fetch_add(1, std::memory_order_acq_rel) + 1 == c.lts) t_end = clock_type::now();
       }));
     }
