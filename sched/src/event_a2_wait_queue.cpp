@@ -78,25 +78,25 @@ class event_a2 final : public event_impl {
       // UNSET -> SETTING: detach the whole stack (INV1), keep JOINING.
       if (word_.compare_exchange_weak(w, (w & k_join_mask) | k_setting, std::memory_order_acq_rel, std::memory_order_acquire)) break;
     }
-    // The stack is LIFO: reverse it so waiters run in arrival order.
-    uthread* fifo = nullptr;
-    for (uthread* t = reinterpret_cast<uthread*>(w & k_ptr_mask); t != nullptr;) {
-      uthread* nx = t->next;
-      t->next = fifo;
-      fifo = t;
-      t = nx;
-    }
-    // Straight to the ready queues of their carriers: sorted by carrier
-    // (arrival order kept within each), one splice per carrier.
-    if (fifo != nullptr) {
-      sched_impl& s = *fifo->sched;
+    // Straight to the ready queues of their carriers, in one pass over the
+    // detached stack: split by carrier, prepending each waiter to its
+    // carrier's list, which turns the stack (newest first) back into arrival
+    // order; then one splice per carrier. (Reversing first and splitting
+    // second walked 7 935 cold records twice at gauss's barrier.)
+    uthread* head = reinterpret_cast<uthread*>(w & k_ptr_mask);
+    if (head != nullptr) {
+      sched_impl& s = *head->sched;
       constexpr std::size_t k_max = 64;  // scheduler limit on carriers
       uqueue per[k_max];
       const std::size_t n = s.carriers.size();
-      while (fifo != nullptr) {
-        uthread* nx = fifo->next;
-        per[fifo->home->index].push(fifo);
-        fifo = nx;
+      for (uthread* t = head; t != nullptr;) {
+        uthread* nx = t->next;
+        uqueue& q = per[t->home->index];
+        t->next = q.head;
+        q.head = t;
+        if (q.tail == nullptr) q.tail = t;
+        ++q.size;
+        t = nx;
       }
       for (std::size_t k = 0; k < n; ++k) s.push_ready_batch(*s.carriers[k], per[k]);
     }
