@@ -129,6 +129,7 @@ class uthread {
   boost::context::fiber ctx;                  // saved context while not running
   detail::carrier* home = nullptr;            // carrier it last ran on (written by that carrier)
   uthread* next = nullptr;                    // link in exactly one queue at a time
+  const char* stack_hint = nullptr;           // near its saved context (switch_out's frame); prefetch hint
   detail::action pending = detail::action::none;  // written by the uthread before switching out
   detail::event_impl* blocking_on = nullptr;  // with action::block
   std::uint64_t block_gen = 0;                // A0/A1: event generation seen when blocking
