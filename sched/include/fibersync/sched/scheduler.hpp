@@ -22,6 +22,8 @@
 //   carrier's queue, spins briefly, and finally sleeps on its own futex word.
 //   Anyone who makes a uthread ready pushes it onto the queue of the carrier
 //   it last ran on and wakes that carrier, or another sleeping one to steal.
+//   Popping a uthread prefetches the stack of the next one in the queue:
+//   with thousands of uthreads, a switch is mostly misses on a cold stack.
 //   A uthread never switches directly to another: it switches to its
 //   carrier's loop with a pending action (yield, park, block on an event,
 //   finished), and the carrier performs the action once the uthread's context
