@@ -18,14 +18,13 @@
 #include "fibersync/bench/metrics.hpp"
 #include "fibersync/topology/topology.hpp"
 
-#ifndef FIBERSYNC_BENCH_GIT_REVISION
-#define FIBERSYNC_BENCH_GIT_REVISION "unknown"
-#endif
 #ifndef FIBERSYNC_BENCH_BUILD_TYPE
 #define FIBERSYNC_BENCH_BUILD_TYPE "unknown"
 #endif
 
 namespace fibersync::bench {
+
+const char* build_git_revision() noexcept;  // generated at build time (cmake/git_revision.cmake)
 
 using nlohmann::json;
 
@@ -139,7 +138,7 @@ json machine_context(const std::string& command) {
   c["kernel"] = std::string(u.sysname) + " " + u.release + " " + u.machine;
   c["compiler"] = std::string("GCC ") + __VERSION__;
   c["build_type"] = FIBERSYNC_BENCH_BUILD_TYPE;
-  c["git_revision"] = FIBERSYNC_BENCH_GIT_REVISION;
+  c["git_revision"] = build_git_revision();
   c["command"] = command;
   std::time_t t = std::time(nullptr);
   char buf[64];
