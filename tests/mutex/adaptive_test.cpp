@@ -64,11 +64,16 @@ adversary_stats run_adversary(M& m, unsigned victims, unsigned victim_rounds, un
 TEST(adaptive_mutex, adversary_cannot_starve_queued_lts) {
   constexpr unsigned victims = 4;
   constexpr std::uint32_t barge_limit = 8;
-  adaptive_mutex<boost_fiber_runtime> m(wait_policy{}.with_yield_every(1).with_suspend_after(4), barge_limit);
+  constexpr unsigned suspend_after = 4;
+  adaptive_mutex<boost_fiber_runtime> m(wait_policy{}.with_yield_every(1).with_suspend_after(suspend_after), barge_limit);
   const adversary_stats s = run_adversary(m, victims, 200, 20000);
-  // Queued ahead of a victim: at most the other victims and the adversary;
-  // each head is passed by at most barge_limit barges.
-  EXPECT_LE(s.worst_bypass, static_cast<long>(victims * (barge_limit + 1) + barge_limit));
+  // A victim competes for suspend_after failed checks; between two of them
+  // every other LT runs once on the one carrier, so each costs at most
+  // `victims` acquisitions. Then it parks behind at most the other victims,
+  // and the front of the queue gets the lock at least every barge_limit + 1
+  // acquisitions. (The control below reaches ~2000.)
+  EXPECT_LE(s.worst_bypass,
+            static_cast<long>(suspend_after * victims + (victims - 1) * (barge_limit + 1) + barge_limit));
   EXPECT_GE(s.victims_done_at, 0);
   EXPECT_LT(s.victims_done_at, 20000) << "the victims finished only after the adversary stopped";
 }
@@ -80,6 +85,61 @@ TEST(adaptive_mutex, without_the_barge_limit_the_adversary_starves_them) {
                                         std::numeric_limits<std::uint32_t>::max());
   const adversary_stats s = run_adversary(m, 4, 20, 2000);
   EXPECT_GE(s.worst_bypass, 2000 - 1);
+}
+
+// The session 4 hang (docs/ADAPTIVE.md): a waiter sits in the ready queue of
+// the carrier whose running LT keeps re-locking. That LT never waits (the
+// waiter cannot compete before it runs), so it never yields, and the waiter
+// never runs. One carrier makes it deterministic: LT 0 holds the lock across
+// yields while the victim fails (and, if it parks, until it has parked),
+// then re-locks in a loop that never yields by itself until the victim is
+// done. Within barge_limit + 1 acquisitions LT 0 must yield: it waits for a
+// word reserved for the woken victim, or yields in unlock() when the victim
+// only competes.
+void run_victim_behind_a_holder_that_never_waits(bool victim_parks) {
+  using counted = counting_runtime<boost_fiber_runtime>;
+  constexpr std::uint32_t barge_limit = 8;
+  const unsigned suspend_after = victim_parks ? 4 : 1u << 30;
+  adaptive_mutex<counted> m(wait_policy{}.with_yield_every(1).with_suspend_after(suspend_after), barge_limit);
+  std::atomic<bool> victim_done{false};
+  long after_release = 0;  // LT 0's acquisitions after its first unlock
+  std::uint64_t victim_suspends = 0;
+  watchdog dog("adaptive victim behind a holder that never waits", 60s);
+  executor_options o;
+  o.carriers = 1;
+  run_lts_on_boost_fibers(o, 2, [&](unsigned lt) {
+    if (lt == 1) {
+      const std::uint64_t before = counted::totals().suspends;
+      m.lock();
+      victim_suspends = counted::totals().suspends - before;
+      m.unlock();
+      victim_done.store(true, std::memory_order_relaxed);
+      return;
+    }
+    m.lock();
+    for (int i = 0; i < 16; ++i) boost_fiber_runtime::yield();  // the victim fails 16 times
+    m.unlock();
+    while (!victim_done.load(std::memory_order_relaxed)) {
+      m.lock();
+      ++after_release;
+      m.unlock();
+    }
+  });
+  // The case under test: the victim parked (and was woken), or never did.
+  if (victim_parks) {
+    EXPECT_GE(victim_suspends, 1u);
+  } else {
+    EXPECT_EQ(victim_suspends, 0u);
+  }
+  EXPECT_LE(after_release, static_cast<long>(barge_limit) + 1);
+}
+
+TEST(adaptive_mutex, a_woken_lt_is_not_starved_by_a_holder_that_never_waits) {
+  run_victim_behind_a_holder_that_never_waits(/*victim_parks=*/true);
+}
+
+TEST(adaptive_mutex, a_competing_lt_is_not_starved_by_a_holder_that_never_waits) {
+  run_victim_behind_a_holder_that_never_waits(/*victim_parks=*/false);
 }
 
 TEST(adaptive_mutex, queued_os_threads_progress_against_a_tight_loop) {

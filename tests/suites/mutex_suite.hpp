@@ -40,8 +40,8 @@ template <>
 inline constexpr bool parks_waiters<hmcs_mutex> = true;
 template <>
 inline constexpr bool parks_waiters<adaptive_mutex> = true;
-// Barging LTs take most hand-overs; the queue head gets one at least every
-// barge_limit + 1 (32 + 1) when the queue stays non-empty.
+// Competing LTs take most hand-overs; the front of the parked queue gets one
+// at least every barge_limit + 1 (32 + 1) when the queue stays non-empty.
 template <>
 inline constexpr unsigned min_park_share_inverse<adaptive_mutex> = 100;
 

@@ -1,40 +1,47 @@
-// adaptive.hpp: adaptive_mutex<R>, fibersync's own lock: barging fast path,
-// one spinning head, a parked MCS queue, bounded barging.
+// adaptive.hpp: adaptive_mutex<R>, fibersync's own lock: competing waiters
+// like TTAS, a parking queue for the ones that waited long, bounded barging.
 //
-// Algorithm: one lock word (free / held / handed to the queue head) and an MCS
-//   queue of waiters. lock() first tries the word (TTAS), then spins on it
-//   for an adaptive budget: twice the recent successful spin length plus a
-//   little (an exponential moving average, so the budget follows the observed
-//   hold time; it falls to a few pauses when spinning keeps failing, e.g. when
-//   the holder shares our carrier). Then it queues. Only the queue head
-//   competes for the word (spin -> yield); the others wait on their own node
-//   (spin -> yield -> suspend). Acquisitions by LTs that did not queue while
-//   a queue exists are counted; once `barge_limit` of them passed the current
-//   head, unlock() hands the word straight to the head instead of freeing it.
-// Paper: our design, from measurements (docs/ADAPTIVE.md). Ingredients: MCS
-//   (Mellor-Crummey & Scott, TOCS 1991); one spinner in front of a queue as in
-//   Linux's qspinlock; barging with a starvation hand-off as in Go's
-//   sync.Mutex; the spin budget as an average of past spins as in glibc's
-//   adaptive mutexes.
-// Fairness: bounded. Between a waiter's queueing and its acquisition there are
-//   at most (queued ahead) x (barge_limit + 1) + barge_limit other
-//   acquisitions; FIFO among queued waiters. try_lock barges (and counts).
-// Waits: lock() on the word during the adaptive spin (pure spin); queued, on
-//   its own node (spin -> yield -> suspend, park/grant handshake); as head, on
-//   the word (spin -> yield, no suspension: nobody would know to resume it);
-//   after acquiring, on its successor linking in (spin -> yield).
-// Space: two cache lines per mutex; one pooled node per queued LT.
+// Algorithm: one 64-bit lock word = LOCKED | WOKEN | RESERVED bits, a count
+//   of competing waiters and a count of parked waiters.
+//   lock() takes the word with a CAS whenever it is free. A waiter counts
+//   itself as competing and competes for the word with the runtime's wait
+//   policy (spin -> yield), exactly as a TTAS waiter does; only after
+//   `suspend_after` failed checks does it park in a FIFO queue. unlock()
+//   frees the word and, if waiters are parked and none is already awake
+//   (WOKEN), wakes the oldest, which competes again; if it loses again it
+//   re-parks at the front. Every acquisition made while others wait is a
+//   barge; after `barge_limit` of them unlock() does not let the next
+//   acquisition go to whoever runs:
+//   - a woken waiter: the word stays LOCKED and RESERVED for it;
+//   - else a parked waiter: the word stays LOCKED and is handed to the oldest;
+//   - else (only competing waiters): it frees the word and yields.
+// Paper: our design, from measurements (docs/ADAPTIVE.md). Ingredients: TTAS
+//   (Rudolph & Segall 1984) for the competing phase; Go's sync.Mutex for the
+//   woken flag, the front re-queue and the starvation hand-off; the futex
+//   mutex's waiter count in the lock word (Drepper, "Futexes Are Tricky").
+// Fairness: bounded once parked. A parked waiter is passed by at most about
+//   (parked ahead + 1) x (barge_limit + 1) acquisitions; before parking it
+//   competes like TTAS for suspend_after checks.
+// Liveness on cooperative runtimes: a waiter may sit in the ready queue of a
+//   carrier whose running LT re-locks without ever waiting, so it never
+//   yields. Each of the three cases above makes that LT yield within
+//   barge_limit + 1 acquisitions (it must wait for the reserved or handed
+//   word, or yields in unlock), and the waiter runs. Without them Boost.Fiber
+//   runs hung (docs/ADAPTIVE.md; tests/mutex/adaptive_test.cpp).
+// Waits: lock() on the word (spin -> yield, as TTAS); parked, on its own node
+//   (spin -> yield -> suspend, park/grant handshake); the queue's own guard
+//   (spin -> yield, held for a few pointer writes). unlock() yields once
+//   every barge_limit + 1 contended acquisitions when nobody is parked.
+// Space: two cache lines per mutex; one pooled node per parked LT.
 // Not reentrant. Meets Lockable.
 #pragma once
 
-#include <algorithm>
 #include <atomic>
 #include <cstdint>
 
 #include "fibersync/detail/cache_line.hpp"
 #include "fibersync/detail/node_pool.hpp"
 #include "fibersync/runtime/concept.hpp"
-#include "fibersync/wait/cpu_relax.hpp"
 #include "fibersync/wait/handover.hpp"
 #include "fibersync/wait/wait_policy.hpp"
 #include "fibersync/wait/waiter.hpp"
@@ -45,7 +52,6 @@ template <runtime R>
 class adaptive_mutex {
  public:
   static constexpr std::uint32_t default_barge_limit = 32;
-  static constexpr std::uint32_t max_spin = 256;  // pauses; ~10 us at most
 
   adaptive_mutex() noexcept : adaptive_mutex(default_wait_policy<R>()) {}
   explicit adaptive_mutex(const wait_policy& policy, std::uint32_t barge_limit = default_barge_limit) noexcept
@@ -54,127 +60,216 @@ class adaptive_mutex {
   adaptive_mutex& operator=(const adaptive_mutex&) = delete;
 
   void lock() {
-    if (try_take()) {
-      note_barge();
-      return;
-    }
-    lock_slow();
+    if (!try_lock()) lock_slow();
   }
 
   bool try_lock() noexcept {
-    if (!try_take()) return false;
-    note_barge();
-    return true;
+    word_type w = word_.load(std::memory_order_relaxed);
+    while ((w & locked) == 0) {
+      // acquire: pairs with the release of unlock().
+      if (word_.compare_exchange_weak(w, w | locked, std::memory_order_acquire, std::memory_order_relaxed)) {
+        if (w != 0) note_barge();  // someone waits: we passed them
+        return true;
+      }
+    }
+    return false;
   }
 
   void unlock() noexcept {
-    // barges_ and tail_: barges_ is written only by holders; a non-null tail
-    // means a queued LT that cannot leave before it acquires, so a hand-off
-    // to the head is always taken up.
-    if (barges_ >= barge_limit_ && tail_.load(std::memory_order_relaxed) != nullptr) {
-      word_.store(handed_to_head, std::memory_order_release);
-      return;
-    }
-    // release: pairs with the acquire CAS in try_take() / head_acquire().
-    word_.store(free_word, std::memory_order_release);
+    word_type w = locked;
+    // release: pairs with the acquire CAS of the next holder. The CAS (not a
+    // store) fails when a waiter announced itself meanwhile.
+    if (word_.compare_exchange_strong(w, 0, std::memory_order_release, std::memory_order_relaxed)) return;
+    unlock_slow(w);
   }
 
  private:
-  enum : std::uint32_t { free_word = 0, held = 1, handed_to_head = 2 };
+  using word_type = std::uint64_t;
+  // WOKEN is set only by a holder (unlock) and cleared only by the woken
+  // waiter, so at most one woken waiter competes at a time.
+  static constexpr word_type locked = 1;
+  static constexpr word_type woken = 2;
+  // With LOCKED and WOKEN: unlock() kept the word locked for the woken
+  // waiter, which alone may take it. Set only by a holder under the guard,
+  // cleared only by the woken waiter.
+  static constexpr word_type reserved = 4;
+  static constexpr word_type competing_one = word_type{1} << 3;  // bits 3..31: competing waiters
+  static constexpr word_type parked_one = word_type{1} << 32;    // bits 32..63: parked waiters
+  static constexpr word_type competing_mask = parked_one - competing_one;
+
+  static bool has_parked(word_type w) noexcept { return w >= parked_one; }
+  static bool has_competing(word_type w) noexcept { return (w & competing_mask) != 0; }
 
   struct alignas(detail::cache_line_size) node {
-    handover_flag<R> flag;             // granted when the predecessor hands us the head position
-    std::atomic<node*> next{nullptr};  // written once by the successor
+    handover_flag<R> flag;    // granted by unlock(): woken, or handed the lock
+    bool handed_lock = false;  // written before the grant: the lock is ours
+    node* next = nullptr;      // queue link, under guard_
     node* pool_next = nullptr;
   };
   using pool = detail::node_pool<node>;
 
-  bool try_take() noexcept {
-    std::uint32_t expected = free_word;
-    return word_.load(std::memory_order_relaxed) == free_word &&
-           word_.compare_exchange_strong(expected, held, std::memory_order_acquire, std::memory_order_relaxed);
-  }
+  // Holder only: an acquisition passed waiters (competing, parked or woken).
+  void note_barge() noexcept { ++barges_; }
 
-  // Holder: an acquisition by an LT that did not wait in the queue while the
-  // queue was non-empty bypassed its head.
-  void note_barge() noexcept {
-    if (tail_.load(std::memory_order_relaxed) != nullptr) ++barges_;
-  }
-
+  // An LT in lock_slow() is counted in exactly one place of the word: as
+  // competing, as parked, or as the woken waiter (WOKEN).
   [[gnu::noinline]] void lock_slow() {
-    if (spin_phase()) {
-      note_barge();
+    node* self = nullptr;
+    bool was_woken = false;  // we hold WOKEN and must clear it (by acquiring or re-parking)
+    word_.fetch_add(competing_one, std::memory_order_relaxed);
+    for (;;) {
+      waiter<R> w(policy_);
+      for (;;) {
+        word_type seen = word_.load(std::memory_order_relaxed);
+        if (was_woken && (seen & reserved) != 0) {
+          // unlock() reserved the word for us: LOCKED stays set, it is ours.
+          // acquire: pairs with the release that set RESERVED.
+          word_.fetch_sub(reserved | woken, std::memory_order_acquire);
+          return acquired(self, /*after_waiting_our_turn=*/true);
+        }
+        if ((seen & locked) == 0) {
+          const word_type want = (seen | locked) - (was_woken ? woken : competing_one);
+          if (word_.compare_exchange_weak(seen, want, std::memory_order_acquire, std::memory_order_relaxed)) {
+            // A woken waiter that wins ends the run of barges past the queue;
+            // anyone else who wins while others wait is one more.
+            if (!was_woken && want != locked) note_barge();
+            return acquired(self, was_woken);
+          }
+          continue;  // the word moved: look again before paying for a failure
+        }
+        if (w.on_failure(/*may_suspend=*/true)) break;
+      }
+      if (self == nullptr) self = pool::acquire();
+      if (!park(self, /*at_front=*/was_woken)) {
+        was_woken = false;  // counted as competing again: the word was free
+        continue;
+      }
+      if (self->handed_lock) return acquired(self, true);  // LOCKED stayed set for us
+      was_woken = true;
+    }
+  }
+
+  void acquired(node* self, bool after_waiting_our_turn) noexcept {
+    if (after_waiting_our_turn) barges_ = 0;
+    if (self != nullptr) pool::release(self);
+  }
+
+  // Moves self from competing (or woken, at_front) to parked and waits for
+  // unlock() to wake it. Returns false without waiting if the word was free
+  // by then: self is counted as competing again. A woken waiter re-parks at
+  // the front, so it keeps its turn; if the word was reserved for it
+  // meanwhile, it takes the lock instead (handed_lock).
+  bool park(node* self, bool at_front) {
+    self->flag.reset();
+    self->handed_lock = false;
+    self->next = nullptr;
+    guard_lock();
+    // RESERVED is set under the guard, so it cannot appear after this check.
+    // acquire: pairs with the release that set it.
+    if (at_front && (word_.load(std::memory_order_acquire) & reserved) != 0) {
+      word_.fetch_sub(reserved | woken, std::memory_order_relaxed);
+      guard_unlock();
+      self->handed_lock = true;
+      return true;
+    }
+    // acq_rel: the count must be visible to the holder's CAS in unlock() (it
+    // fails and takes the slow path), and we must see whether the word is
+    // still locked: if not, no unlock() is coming to wake us.
+    const word_type delta = parked_one - (at_front ? woken : competing_one);
+    const word_type before = word_.fetch_add(delta, std::memory_order_acq_rel);
+    if ((before & locked) == 0) {
+      word_.fetch_sub(parked_one - competing_one, std::memory_order_relaxed);
+      guard_unlock();
+      return false;
+    }
+    if (at_front) {
+      self->next = head_;
+      head_ = self;
+      if (tail_ == nullptr) tail_ = self;
+    } else {
+      if (tail_ == nullptr) head_ = self; else tail_->next = self;
+      tail_ = self;
+    }
+    guard_unlock();
+    self->flag.await(policy_);
+    return true;
+  }
+
+  [[gnu::noinline]] void unlock_slow(word_type w) noexcept {
+    const bool hand_off = barges_ >= barge_limit_;
+    // Without the guard first: nobody parked, or a woken waiter already
+    // competes (and no hand-off is due): just free the word.
+    for (;;) {
+      const bool someone_to_wake = has_parked(w) && (w & woken) == 0;
+      const bool someone_to_hand_to = hand_off && (has_parked(w) || (w & woken) != 0);
+      if (someone_to_wake || someone_to_hand_to) break;
+      // Only competing waiters (or none left). If we passed them barge_limit
+      // times, yield after the release: one of them may be waiting in our
+      // carrier's ready queue, behind us, and we may never wait ourselves.
+      const bool polite = hand_off && has_competing(w);
+      if (polite) barges_ = 0;  // still ours: the word is locked
+      if (word_.compare_exchange_weak(w, w & ~locked, std::memory_order_release, std::memory_order_relaxed)) {
+        if (polite) R::yield();
+        return;
+      }
+    }
+    guard_lock();
+    // Under the guard, and holding the lock, only the competing count can
+    // change: the parked count and WOKEN change under the guard or by a
+    // waiter that acquires, LOCKED is ours, and only a holder sets WOKEN. So
+    // the parked count is exactly the queue's length here (a waiter that
+    // found the word free took its count back before releasing the guard).
+    w = word_.load(std::memory_order_relaxed);
+    if (hand_off && (w & woken) != 0) {
+      // The woken waiter has waited longest (it left the front of the queue)
+      // and may sit in the ready queue of a carrier whose LTs never wait, so
+      // it cannot be left to compete: keep the word locked for it. Every
+      // other LT must now wait, and waiting yields, so it gets to run.
+      // release: pairs with the woken waiter's acquire.
+      word_.fetch_add(reserved, std::memory_order_release);
+      guard_unlock();
       return;
     }
-    node* self = pool::acquire();
-    self->flag.reset();
-    self->next.store(nullptr, std::memory_order_relaxed);
-    // acq_rel: as in mcs_mutex::lock().
-    node* pred = tail_.exchange(self, std::memory_order_acq_rel);
-    if (pred != nullptr) {
-      pred->next.store(self, std::memory_order_release);
-      self->flag.await(policy_);  // until we are the head
+    if (!has_parked(w) || (w & woken) != 0) {
+      word_.fetch_sub(locked, std::memory_order_release);  // release: as in unlock()
+      guard_unlock();
+      return;
     }
-    head_acquire();
-    barges_ = 0;  // the next head's count starts now; we hold the lock
-    pass_head_position(self);
+    node* n = head_;
+    head_ = n->next;
+    if (head_ == nullptr) tail_ = nullptr;
+    if (hand_off) {
+      // The word stays LOCKED: ownership passes to n, whose grant below
+      // carries our critical section (release/acquire on its flag).
+      word_.fetch_sub(parked_one, std::memory_order_relaxed);
+      n->handed_lock = true;
+    } else {
+      // Free the word, mark n woken, take it out of the count: one add
+      // (modulo 2^64: the subtractions cannot borrow, the bits are set).
+      // release: pairs with the acquire CAS of the next holder.
+      word_.fetch_add(woken - parked_one - locked, std::memory_order_release);
+    }
+    guard_unlock();
+    n->flag.grant();
   }
 
-  // Spins for the adaptive budget; true if the word was taken.
-  bool spin_phase() noexcept {
-    const std::uint32_t estimate = spin_estimate_.load(std::memory_order_relaxed);
-    const std::uint32_t budget = std::min<std::uint32_t>(max_spin, 2 * estimate + 8);
-    std::uint32_t spent = 0;
-    bool taken = false;
-    for (; spent < budget; ++spent) {
-      if (try_take()) {
-        taken = true;
-        break;
-      }
-      (cpu_relax)();
-    }
-    // A racy average is fine: it only sizes the next spins. Failure pulls it
-    // down, so spinning stops where it never pays (the holder on our carrier).
-    const std::int64_t sample = taken ? spent : 0;
-    const std::int64_t next = static_cast<std::int64_t>(estimate) + (sample - static_cast<std::int64_t>(estimate)) / 8;
-    spin_estimate_.store(static_cast<std::uint32_t>(next), std::memory_order_relaxed);
-    return taken;
+  void guard_lock() noexcept {
+    // The queue's own guard: held for a few pointer writes, never across a
+    // wait; waiters spin and yield (a holder on our carrier must get to run).
+    if (!guard_.exchange(true, std::memory_order_acquire)) return;
+    spin_yield_until<R>(policy_, [this] {
+      return !guard_.load(std::memory_order_relaxed) && !guard_.exchange(true, std::memory_order_acquire);
+    });
   }
+  void guard_unlock() noexcept { guard_.store(false, std::memory_order_release); }
 
-  void head_acquire() noexcept {
-    waiter<R> w(policy_);
-    for (;;) {
-      // acquire: pairs with the release store of unlock().
-      const std::uint32_t seen = word_.load(std::memory_order_acquire);
-      if (seen == handed_to_head) {
-        word_.store(held, std::memory_order_relaxed);  // ours already: only the head takes a hand-off
-        return;
-      }
-      if (seen == free_word && try_take()) return;
-      w.on_failure(/*may_suspend=*/false);
-    }
-  }
-
-  // Holder, former head: the next queued LT becomes the head.
-  void pass_head_position(node* self) {
-    node* succ = self->next.load(std::memory_order_acquire);
-    if (succ == nullptr) {
-      node* expected = self;
-      if (tail_.compare_exchange_strong(expected, nullptr, std::memory_order_release, std::memory_order_relaxed)) {
-        pool::release(self);
-        return;
-      }
-      spin_yield_until<R>(policy_, [&] { return (succ = self->next.load(std::memory_order_acquire)) != nullptr; });
-    }
-    succ->flag.grant();
-    pool::release(self);
-  }
-
-  alignas(detail::cache_line_size) std::atomic<std::uint32_t> word_{free_word};  // free / held / handed_to_head
-  std::uint32_t barges_ = 0;  // acquisitions past the current head; holder only
-  alignas(detail::cache_line_size) std::atomic<node*> tail_{nullptr};  // last queued LT
-  std::atomic<std::uint32_t> spin_estimate_{0};  // pauses a successful spin took, averaged
-  wait_policy policy_;                          // read-only after construction
+  // LOCKED | WOKEN | RESERVED | competing count | parked count
+  alignas(detail::cache_line_size) std::atomic<word_type> word_{0};
+  std::uint32_t barges_ = 0;  // acquisitions past waiters since the last turn; holder only
+  alignas(detail::cache_line_size) std::atomic<bool> guard_{false};  // guards head_, tail_ and the parked count
+  node* head_ = nullptr;  // oldest parked waiter
+  node* tail_ = nullptr;
+  wait_policy policy_;  // read-only after construction
   std::uint32_t barge_limit_;
 };
 
