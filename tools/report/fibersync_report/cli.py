@@ -70,6 +70,13 @@ def _cmd_rank(args: argparse.Namespace) -> int:
     rows = rank(results, args.mutex)
     if not rows:
         return _error(f"no configuration has {args.mutex} and another fibersync mutex")
+    if args.plot:
+        from .rank import write_rank_figure
+
+        try:
+            write_rank_figure(rows, args.mutex, args.plot)
+        except ValueError as exc:
+            return _error(str(exc))
     sys.stdout.write(format_rank(rows, args.mutex, worst=args.worst))
     return EXIT_OK
 
@@ -155,6 +162,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("results", nargs="+", metavar="RESULTS", help="result files or directories")
     p.add_argument("--mutex", default="adaptive", help="the mutex to rank (default: adaptive)")
     p.add_argument("--worst", type=_non_negative, default=15, metavar="N", help="list the N worst (default 15)")
+    p.add_argument(
+        "--plot",
+        metavar="FILE",
+        help="also draw the ratio of every configuration, one panel per scenario, into FILE (.png or .svg)",
+    )
     p.set_defaults(func=_cmd_rank)
 
     p = sub.add_parser(

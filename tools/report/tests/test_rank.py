@@ -49,3 +49,39 @@ def test_cli_rank_and_missing_subject(tmp_path, capsys):
     assert cli.main(["rank", str(path), "--mutex", "nosuch"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "nosuch" in err[0]
+
+
+def test_rank_figure_has_a_panel_per_scenario_with_its_count():
+    from fibersync_report.rank import RankRow, rank_figure
+
+    def row(scenario, runtime, lts, subject, best):
+        point = dict(scenario=scenario, runtime=runtime, lts=lts)
+        return RankRow(point, subject, "ttas", best, None)
+
+    rows = [
+        row("hot-handover", "boost_fiber", 4, 95, 100),  # 0.95: within
+        row("hot-handover", "native", 4, 50, 100),  # 0.50: not
+        row("paper-coop", "os_threads", 16, 10, 10),
+    ]
+    fig = rank_figure(rows, "adaptive")
+    titles = [ax.get_title() for ax in fig.axes if ax.get_visible() and ax.get_title()]
+    assert sorted(titles) == ["hot-handover (1 of 2 >= 0.9)", "paper-coop (1 of 1 >= 0.9)"]
+    assert "2 of 3 at or above 0.9" in fig._suptitle.get_text()
+
+
+def test_cli_rank_plot_writes_the_figure_or_nothing(tmp_path, capsys):
+    from support import PNG_MAGIC
+
+    path = write_runs(tmp_path / "r.csv", _runs("adaptive", [1, 2, 3]) + _runs("mcs", [2, 2, 2]))
+    png = tmp_path / "rank.png"
+    assert cli.main(["rank", str(path), "--plot", str(png)]) == 0
+    assert png.read_bytes().startswith(PNG_MAGIC)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.csv", "rank.png"]  # no staged file left
+    capsys.readouterr()
+    for bad, needle in ((tmp_path / "rank.pdf", "must be a .png or .svg"), (tmp_path / "no" / "r.png", "no such directory")):
+        assert cli.main(["rank", str(path), "--plot", str(bad)]) == 2
+        captured = capsys.readouterr()
+        assert captured.out == ""
+        err = captured.err.strip().splitlines()
+        assert len(err) == 1 and needle in err[0]
+        assert not bad.exists()
