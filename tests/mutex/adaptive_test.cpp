@@ -91,55 +91,58 @@ TEST(adaptive_mutex, without_the_barge_limit_the_adversary_starves_them) {
 // the carrier whose running LT keeps re-locking. That LT never waits (the
 // waiter cannot compete before it runs), so it never yields, and the waiter
 // never runs. One carrier makes it deterministic: LT 0 holds the lock across
-// yields while the victim fails (and, if it parks, until it has parked),
-// then re-locks in a loop that never yields by itself until the victim is
-// done. Within barge_limit + 1 acquisitions LT 0 must yield: it waits for a
-// word reserved for the woken victim, or yields in unlock() when the victim
-// only competes.
-void run_victim_behind_a_holder_that_never_waits(bool victim_parks) {
+// yields while the victims fail, then re-locks in a loop that never yields by
+// itself until the victims are done. Within barge_limit + 1 acquisitions LT 0
+// must yield: it waits for a word reserved for a woken victim, or yields in
+// unlock() when the victims only compete.
+//   victims_park: two victims, so one of them parks (the last competing
+//   waiter never parks) and is woken by LT 0's first unlock; otherwise one
+//   victim that only competes.
+void run_victims_behind_a_holder_that_never_waits(bool victims_park) {
   using counted = counting_runtime<boost_fiber_runtime>;
   constexpr std::uint32_t barge_limit = 8;
-  const unsigned suspend_after = victim_parks ? 4 : 1u << 30;
+  const unsigned suspend_after = victims_park ? 4 : 1u << 30;
+  const unsigned victims = victims_park ? 2 : 1;
   adaptive_mutex<counted> m(wait_policy{}.with_yield_every(1).with_suspend_after(suspend_after), barge_limit);
-  std::atomic<bool> victim_done{false};
+  std::atomic<unsigned> victims_done{0};
   long after_release = 0;  // LT 0's acquisitions after its first unlock
-  std::uint64_t victim_suspends = 0;
-  watchdog dog("adaptive victim behind a holder that never waits", 60s);
+  std::uint64_t victim_suspends = 0;  // one carrier: no other LT runs inside these spans but LT 0, which never parks
+  watchdog dog("adaptive victims behind a holder that never waits", 60s);
   executor_options o;
   o.carriers = 1;
-  run_lts_on_boost_fibers(o, 2, [&](unsigned lt) {
-    if (lt == 1) {
+  run_lts_on_boost_fibers(o, 1 + victims, [&](unsigned lt) {
+    if (lt != 0) {
       const std::uint64_t before = counted::totals().suspends;
       m.lock();
-      victim_suspends = counted::totals().suspends - before;
+      victim_suspends += counted::totals().suspends - before;
       m.unlock();
-      victim_done.store(true, std::memory_order_relaxed);
+      victims_done.fetch_add(1, std::memory_order_relaxed);
       return;
     }
     m.lock();
-    for (int i = 0; i < 16; ++i) boost_fiber_runtime::yield();  // the victim fails 16 times
+    for (int i = 0; i < 16; ++i) boost_fiber_runtime::yield();  // each victim fails 16 times
     m.unlock();
-    while (!victim_done.load(std::memory_order_relaxed)) {
+    while (victims_done.load(std::memory_order_relaxed) != victims) {
       m.lock();
       ++after_release;
       m.unlock();
     }
   });
-  // The case under test: the victim parked (and was woken), or never did.
-  if (victim_parks) {
+  // The case under test: a victim parked (and was woken), or none did.
+  if (victims_park) {
     EXPECT_GE(victim_suspends, 1u);
   } else {
     EXPECT_EQ(victim_suspends, 0u);
   }
-  EXPECT_LE(after_release, static_cast<long>(barge_limit) + 1);
+  EXPECT_LE(after_release, static_cast<long>(victims * (barge_limit + 1)));
 }
 
 TEST(adaptive_mutex, a_woken_lt_is_not_starved_by_a_holder_that_never_waits) {
-  run_victim_behind_a_holder_that_never_waits(/*victim_parks=*/true);
+  run_victims_behind_a_holder_that_never_waits(/*victims_park=*/true);
 }
 
 TEST(adaptive_mutex, a_competing_lt_is_not_starved_by_a_holder_that_never_waits) {
-  run_victim_behind_a_holder_that_never_waits(/*victim_parks=*/false);
+  run_victims_behind_a_holder_that_never_waits(/*victims_park=*/false);
 }
 
 TEST(adaptive_mutex, queued_os_threads_progress_against_a_tight_loop) {

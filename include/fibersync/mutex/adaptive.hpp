@@ -6,7 +6,9 @@
 //   lock() takes the word with a CAS whenever it is free. A waiter counts
 //   itself as competing and competes for the word with the runtime's wait
 //   policy (spin -> yield), exactly as a TTAS waiter does; only after
-//   `suspend_after` failed checks does it park in a FIFO queue. unlock()
+//   `suspend_after` failed checks, and only while another waiter keeps
+//   competing, does it park in a FIFO queue (so one waiter stays awake to
+//   take the released word at once, as qspinlock's one spinner). unlock()
 //   frees the word and, if waiters are parked and none is already awake
 //   (WOKEN), wakes the oldest, which competes again; if it loses again it
 //   re-parks at the front. Every acquisition made while others wait is a
@@ -21,14 +23,17 @@
 //   mutex's waiter count in the lock word (Drepper, "Futexes Are Tricky").
 // Fairness: bounded once parked. A parked waiter is passed by at most about
 //   (parked ahead + 1) x (barge_limit + 1) acquisitions; before parking it
-//   competes like TTAS for suspend_after checks.
+//   competes like TTAS (for suspend_after checks, or as long as it is the
+//   only competing waiter).
 // Liveness on cooperative runtimes: a waiter may sit in the ready queue of a
 //   carrier whose running LT re-locks without ever waiting, so it never
 //   yields. Each of the three cases above makes that LT yield within
 //   barge_limit + 1 acquisitions (it must wait for the reserved or handed
 //   word, or yields in unlock), and the waiter runs. Without them Boost.Fiber
 //   runs hung (docs/ADAPTIVE.md; tests/mutex/adaptive_test.cpp).
-// Waits: lock() on the word (spin -> yield, as TTAS); parked, on its own node
+// Waits: lock() on the word (spin -> yield, as TTAS; the last competing
+//   waiter never parks, so a lock held for long keeps one LT yielding or, on
+//   OS threads, spinning with sched_yield); parked, on its own node
 //   (spin -> yield -> suspend, park/grant handshake); the queue's own guard
 //   (spin -> yield, held for a few pointer writes). unlock() yields once
 //   every barge_limit + 1 contended acquisitions when nobody is parked.
@@ -137,7 +142,13 @@ class adaptive_mutex {
           }
           continue;  // the word moved: look again before paying for a failure
         }
-        if (w.on_failure(/*may_suspend=*/true)) break;
+        // Park only while another waiter keeps competing (a woken one does
+        // not count: it may still be on its way back). The last competing
+        // waiter takes a released word at once, where a parked one needs a
+        // wake-up first (a futex, or a sleeping Boost.Fiber carrier) while
+        // the word stays free.
+        const word_type other_competitors = (seen & competing_mask) / competing_one - (was_woken ? 0 : 1);
+        if (w.on_failure(/*may_suspend=*/other_competitors != 0)) break;
       }
       if (self == nullptr) self = pool::acquire();
       if (!park(self, /*at_front=*/was_woken)) {
