@@ -11,7 +11,9 @@ title and caption); :func:`save` writes it as PNG and SVG. The figures are:
   thread vs fraction of time held / lock rate, one curve per mutex and
   thread count (the lock-contention article's curves);
 * :func:`gauss_plots` - Gaussian elimination speed-ups A1/A0, A2/A0, A2/A1;
-* :func:`java_plots` - Java score vs threads per lock with error bars.
+* :func:`java_plots` - Java score vs threads per lock with error bars;
+* :func:`rank_figure` - ``fibersync-report rank --plot``: one mutex's ratio to
+  the best other fibersync mutex, per configuration (not in the HTML report).
 
 A mutex (or Java lock) keeps its colour and marker in every figure.
 """
@@ -606,11 +608,88 @@ def all_plots(runs: Sequence[dict], java: Sequence[dict]) -> list[Plot]:
     return plots
 
 
+# --------------------------------------------------------------------------
+# fibersync-report rank --plot
+
+#: One colour and marker per runtime in the rank figure.
+_RUNTIME_STYLE = {
+    "os_threads": ("#444444", "o"),
+    "boost_fiber": ("#1f77b4", "s"),
+    "native": ("#2ca02c", "^"),
+    "argobots": ("#d62728", "D"),
+}
+
+
+def rank_figure(rows: Sequence[Any], subject: str, best_floor: float = 0.9) -> Figure:
+    """One panel per scenario: ratio to the best other fibersync mutex against
+    LTs, one marker per configuration, coloured by runtime; the target is the
+    dashed line at ``best_floor``. ``rows`` are :class:`rank.RankRow`."""
+    by_scenario: dict[str, list[Any]] = {}
+    for r in rows:
+        by_scenario.setdefault(str(r.point.get("scenario")), []).append(r)
+    scenarios = sorted(by_scenario, key=stats.order_key(stats.SCENARIO_ORDER))
+    ncols = min(4, len(scenarios))
+    nrows = (len(scenarios) + ncols - 1) // ncols
+    fig, axes = new_figure(nrows, ncols)
+    runtimes = sorted({str(r.point.get("runtime")) for r in rows}, key=stats.order_key(stats.RUNTIME_ORDER))
+    # Spread the runtimes a little along x so that equal ratios stay visible.
+    shift = {rt: 2 ** ((i - (len(runtimes) - 1) / 2) * 0.08) for i, rt in enumerate(runtimes)}
+    top = max(1.2, min(3.0, max(r.vs_best for r in rows) * 1.05))
+    handles: dict[str, object] = {}
+    for i, scenario in enumerate(scenarios):
+        ax = axes[i // ncols][i % ncols]
+        srows = by_scenario[scenario]
+        for rt in runtimes:
+            pts = [r for r in srows if str(r.point.get("runtime")) == rt and r.point.get("lts")]
+            if not pts:
+                continue
+            color, marker = _RUNTIME_STYLE.get(rt, ("#7f7f7f", "x"))
+            h = ax.scatter(
+                [float(r.point["lts"]) * shift[rt] for r in pts],
+                [min(r.vs_best, top) for r in pts],
+                color=color, marker=marker, s=22, alpha=0.8, label=rt,
+            )
+            handles.setdefault(rt, h)
+        ax.axhline(1.0, color="#000000", linewidth=0.8)
+        ax.axhline(best_floor, color="#d62728", linewidth=1.0, linestyle="--")
+        _log2_axis(ax, [float(r.point["lts"]) for r in srows if r.point.get("lts")])
+        ax.set_ylim(0, top)
+        within = sum(r.vs_best >= best_floor for r in srows)
+        ax.set_title(f"{scenario} ({within} of {len(srows)} >= {best_floor:g})", fontsize=10)
+        ax.set_xlabel("LTs")
+        if i % ncols == 0:
+            ax.set_ylabel(f"{subject} / best other")
+        _grid(ax)
+    for j in range(len(scenarios), nrows * ncols):
+        axes[j // ncols][j % ncols].set_visible(False)
+    within = sum(r.vs_best >= best_floor for r in rows)
+    fig.suptitle(
+        f"{subject}: throughput / best other fibersync mutex, per configuration\n"
+        f"{within} of {len(rows)} at or above {best_floor:g} (dashed line)",
+        fontsize=12,
+    )
+    fig.legend(list(handles.values()), list(handles.keys()), loc="outside right upper", fontsize=9, frameon=False)
+    return fig
+
+
+
+# --------------------------------------------------------------------------
+
+
+def save_figure(figure: Figure, path: Path, fmt: str) -> None:
+    """Write one figure as ``fmt`` ("png" or "svg") without timestamps, so
+    that the same data gives the same file."""
+    with matplotlib.rc_context({"svg.hashsalt": "fibersync", "svg.fonttype": "path"}):
+        if fmt == "png":
+            figure.savefig(path, format="png", dpi=DPI, metadata={"Software": None})
+        else:
+            figure.savefig(path, format="svg", metadata={"Date": None, "Creator": None})
+
+
 def save(plot: Plot, outdir: Path) -> tuple[Path, Path]:
     """Write ``STEM.png`` and ``STEM.svg`` into ``outdir``; returns both paths."""
     png = outdir / f"{plot.stem}.png"
     svg = outdir / f"{plot.stem}.svg"
-    with matplotlib.rc_context({"svg.hashsalt": "fibersync", "svg.fonttype": "path"}):
-        plot.figure.savefig(png, format="png", dpi=DPI, metadata={"Software": None})
-        plot.figure.savefig(svg, format="svg", metadata={"Date": None, "Creator": None})
+    save_figure(plot.figure, png, "png")
+    save_figure(plot.figure, svg, "svg")
     return png, svg

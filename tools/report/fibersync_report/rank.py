@@ -104,77 +104,14 @@ def format_rank(rows: Sequence[RankRow], subject: str, worst: int = 15, best_flo
     return "\n".join(lines) + "\n"
 
 
-#: One colour and marker per runtime in the rank figure.
-_RUNTIME_STYLE = {
-    "os_threads": ("#444444", "o"),
-    "boost_fiber": ("#1f77b4", "s"),
-    "native": ("#2ca02c", "^"),
-    "argobots": ("#d62728", "D"),
-}
-
-
-def rank_figure(rows: Sequence[RankRow], subject: str, best_floor: float = 0.9):
-    """One panel per scenario: ratio to the best other fibersync mutex against
-    LTs, one marker per configuration, coloured by runtime; the target band is
-    the line at ``best_floor``. Returns a matplotlib Figure."""
-    from . import stats
-    from .plot import _grid, _log2_axis, new_figure
-
-    by_scenario: dict[str, list[RankRow]] = {}
-    for r in rows:
-        by_scenario.setdefault(str(r.point.get("scenario")), []).append(r)
-    scenarios = sorted(by_scenario, key=stats.order_key(stats.SCENARIO_ORDER))
-    ncols = min(4, len(scenarios))
-    nrows = (len(scenarios) + ncols - 1) // ncols
-    fig, axes = new_figure(nrows, ncols)
-    runtimes = sorted({str(r.point.get("runtime")) for r in rows}, key=stats.order_key(stats.RUNTIME_ORDER))
-    # Spread the runtimes a little along x so that equal ratios stay visible.
-    shift = {rt: 2 ** ((i - (len(runtimes) - 1) / 2) * 0.08) for i, rt in enumerate(runtimes)}
-    top = max(1.2, min(3.0, max(r.vs_best for r in rows) * 1.05))
-    handles: dict[str, object] = {}
-    for i, scenario in enumerate(scenarios):
-        ax = axes[i // ncols][i % ncols]
-        srows = by_scenario[scenario]
-        for k, rt in enumerate(runtimes):
-            pts = [r for r in srows if str(r.point.get("runtime")) == rt and r.point.get("lts")]
-            if not pts:
-                continue
-            color, marker = _RUNTIME_STYLE.get(rt, ("#7f7f7f", "x"))
-            h = ax.scatter(
-                [float(r.point["lts"]) * shift[rt] for r in pts],
-                [min(r.vs_best, top) for r in pts],
-                color=color, marker=marker, s=22, alpha=0.8, label=rt,
-            )
-            handles.setdefault(rt, h)
-        ax.axhline(1.0, color="#000000", linewidth=0.8)
-        ax.axhline(best_floor, color="#d62728", linewidth=1.0, linestyle="--")
-        _log2_axis(ax, [float(r.point["lts"]) for r in srows if r.point.get("lts")])
-        ax.set_ylim(0, top)
-        within = sum(r.vs_best >= best_floor for r in srows)
-        ax.set_title(f"{scenario} ({within} of {len(srows)} >= {best_floor:g})", fontsize=10)
-        ax.set_xlabel("LTs")
-        if i % ncols == 0:
-            ax.set_ylabel(f"{subject} / best other")
-        _grid(ax)
-    for j in range(len(scenarios), nrows * ncols):
-        axes[j // ncols][j % ncols].set_visible(False)
-    within = sum(r.vs_best >= best_floor for r in rows)
-    fig.suptitle(
-        f"{subject}: throughput / best other fibersync mutex, per configuration\n"
-        f"{within} of {len(rows)} at or above {best_floor:g} (dashed line)",
-        fontsize=12,
-    )
-    fig.legend(list(handles.values()), list(handles.keys()), loc="outside right upper", fontsize=9, frameon=False)
-    return fig
-
 
 def write_rank_figure(rows: Sequence[RankRow], subject: str, path) -> None:
-    """Write the figure to ``path`` (.png or .svg), all or nothing: it is drawn
-    into a hidden file next to it and renamed over it when complete."""
+    """Draw :func:`plot.rank_figure` into ``path`` (.png or .svg), all or
+    nothing: it is written to a hidden file next to it and renamed over it."""
     import os
     from pathlib import Path
 
-    import matplotlib
+    from . import plot
 
     path = Path(path)
     fmt = path.suffix.lower().lstrip(".")
@@ -182,12 +119,9 @@ def write_rank_figure(rows: Sequence[RankRow], subject: str, path) -> None:
         raise ValueError(f"{path}: the figure must be a .png or .svg file")
     if not path.parent.is_dir():
         raise ValueError(f"{path.parent}: no such directory")
-    fig = rank_figure(rows, subject)
     staged = path.with_name(f".{path.name}.part")
     try:
-        with matplotlib.rc_context({"svg.hashsalt": "fibersync", "svg.fonttype": "path"}):
-            meta = {"Software": None} if fmt == "png" else {"Date": None, "Creator": None}
-            fig.savefig(staged, format=fmt, metadata=meta)
+        plot.save_figure(plot.rank_figure(rows, subject), staged, fmt)
         os.replace(staged, path)
     except OSError as exc:
         staged.unlink(missing_ok=True)

@@ -52,7 +52,8 @@ def test_cli_rank_and_missing_subject(tmp_path, capsys):
 
 
 def test_rank_figure_has_a_panel_per_scenario_with_its_count():
-    from fibersync_report.rank import RankRow, rank_figure
+    from fibersync_report.plot import rank_figure
+    from fibersync_report.rank import RankRow
 
     def row(scenario, runtime, lts, subject, best):
         point = dict(scenario=scenario, runtime=runtime, lts=lts)
