@@ -3,8 +3,9 @@
 # loop preset on every runtime of this build, 1..64 LTs, every mutex, then
 # ranks `adaptive` against the best other fibersync mutex and the library
 # (fibersync-report rank). Needs a Release build (scripts/main.sh makes one)
-# and the report tool (.venv); writes OUTDIR/rank.md and rank.png. About 30 minutes on 2 cores; run it on an
-# otherwise idle machine. BENCH=path selects another build (e.g. one with Argobots).
+# and the report tool (.venv); writes OUTDIR/rank.md and OUTDIR/rank.png.
+# About 30 minutes on 2 cores; run it on an otherwise idle machine.
+# BENCH=path selects another build (e.g. one with Argobots).
 #   bash scripts/measure-adaptive.sh [OUTDIR] [extra fibersync-bench flags]
 #   e.g. bash scripts/measure-adaptive.sh results/adaptive-2node --topology 2x1 --pinning compact
 set -euo pipefail
@@ -21,15 +22,20 @@ common=(--runtime "$runtimes" --mutex all --reps "${REPS:-3}" --duration-ms "${D
 # A preset whose run fails (e.g. a run past the harness' timeout) writes no
 # result; the others go on, are ranked, and the script then exits 1.
 failed=()
-for preset in default hot-handover paper-coop high-contention low-contention; do
+sweep() {  # sweep PRESET [fibersync-bench flags]
+  local preset=$1
+  shift
   echo "== $preset" >&2
-  "$bench" --preset "$preset" "${common[@]}" --lts "$lts" --out "$out/$preset" "$@" >/dev/null || failed+=("$preset")
+  "$bench" --preset "$preset" "$@" --out "$out/$preset" "${extra[@]}" >/dev/null || failed+=("$preset")
+}
+extra=("$@")
+for preset in default hot-handover paper-coop high-contention low-contention; do
+  sweep "$preset" "${common[@]}" --lts "$lts"
 done
 # The article's sweeps keep their own thread counts (1, 2, 4) and a reduced grid.
-echo "== poisson-hold, poisson-rate, text-stats" >&2
-"$bench" --preset poisson-hold "${common[@]}" --set 'hold_fraction=[0.1,0.5,0.9]' --out "$out/poisson-hold" "$@" >/dev/null || failed+=(poisson-hold)
-"$bench" --preset poisson-rate "${common[@]}" --set 'lock_rate_per_ms=[10,1000]' --out "$out/poisson-rate" "$@" >/dev/null || failed+=(poisson-rate)
-"$bench" --preset text-stats --runtime "$runtimes" --mutex all --reps "${REPS:-3}" --lts "$lts" --out "$out/text-stats" "$@" >/dev/null || failed+=(text-stats)
+sweep poisson-hold "${common[@]}" --set 'hold_fraction=[0.1,0.5,0.9]'
+sweep poisson-rate "${common[@]}" --set 'lock_rate_per_ms=[10,1000]'
+sweep text-stats --runtime "$runtimes" --mutex all --reps "${REPS:-3}" --lts "$lts"
 shopt -s nullglob
 jsons=("$out"/*.json)
 [ ${#jsons[@]} -gt 0 ] || { echo "measure-adaptive: no preset finished" >&2; exit 1; }
