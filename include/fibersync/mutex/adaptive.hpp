@@ -1,42 +1,27 @@
 // adaptive.hpp: adaptive_mutex<R>, fibersync's own lock: competing waiters
 // like TTAS, a parking queue for the ones that waited long, bounded barging.
 //
-// Algorithm: one 64-bit lock word = LOCKED | WOKEN | RESERVED bits, a count
-//   of competing waiters and a count of parked waiters.
-//   lock() takes the word with a CAS whenever it is free. A waiter counts
-//   itself as competing and competes for the word with the runtime's wait
-//   policy (spin -> yield), exactly as a TTAS waiter does; only after
+// Algorithm: one 64-bit word = LOCKED | WOKEN | RESERVED, a count of
+//   competing and a count of parked waiters. A waiter competes for the word
+//   with the runtime's wait policy (spin -> yield), as in TTAS; after
 //   `suspend_after` failed checks, and only while another waiter keeps
-//   competing, does it park in a FIFO queue (so one waiter stays awake to
-//   take the released word at once, as qspinlock's one spinner). unlock()
-//   frees the word and, if waiters are parked and none is already awake
-//   (WOKEN), wakes the oldest, which competes again; if it loses again it
-//   re-parks at the front. Every acquisition made while others wait is a
-//   barge; after `barge_limit` of them unlock() does not let the next
-//   acquisition go to whoever runs:
-//   - a woken waiter: the word stays LOCKED and RESERVED for it;
-//   - else a parked waiter: the word stays LOCKED and is handed to the oldest;
-//   - else (only competing waiters): it frees the word and yields.
-// Paper: our design, from measurements (docs/ADAPTIVE.md). Ingredients: TTAS
-//   (Rudolph & Segall 1984) for the competing phase; Go's sync.Mutex for the
-//   woken flag, the front re-queue and the starvation hand-off; the futex
-//   mutex's waiter count in the lock word (Drepper, "Futexes Are Tricky").
-// Fairness: bounded once parked. A parked waiter is passed by at most about
-//   (parked ahead + 1) x (barge_limit + 1) acquisitions; before parking it
-//   competes like TTAS (for suspend_after checks, or as long as it is the
-//   only competing waiter).
-// Liveness on cooperative runtimes: a waiter may sit in the ready queue of a
-//   carrier whose running LT re-locks without ever waiting, so it never
-//   yields. Each of the three cases above makes that LT yield within
-//   barge_limit + 1 acquisitions (it must wait for the reserved or handed
-//   word, or yields in unlock), and the waiter runs. Without them Boost.Fiber
-//   runs hung (docs/ADAPTIVE.md; tests/mutex/adaptive_test.cpp).
-// Waits: lock() on the word (spin -> yield, as TTAS; the last competing
-//   waiter never parks, so a lock held for long keeps one LT yielding or, on
-//   OS threads, spinning with sched_yield); parked, on its own node
-//   (spin -> yield -> suspend, park/grant handshake); the queue's own guard
-//   (spin -> yield, held for a few pointer writes). unlock() yields once
-//   every barge_limit + 1 contended acquisitions when nobody is parked.
+//   competing, it parks in a FIFO queue. unlock() frees the word and wakes
+//   the oldest parked waiter unless one is already awake (WOKEN); a woken
+//   waiter that loses re-parks at the front. After `barge_limit` acquisitions
+//   made while others waited, unlock() reserves the word for the woken
+//   waiter, or hands it to the oldest parked one, or (waiters only compete)
+//   frees it and yields: on a cooperative runtime, an LT that re-locks
+//   without ever waiting must yield, or the waiters behind it in its
+//   carrier's ready queue never run (docs/ADAPTIVE.md, "Liveness").
+// Paper: ours, from measurements (docs/ADAPTIVE.md). Ingredients: TTAS; Go's
+//   sync.Mutex (woken flag, front re-queue, starvation hand-off); the futex
+//   mutex's waiter count in the word (Drepper); qspinlock's one spinner.
+// Fairness: a parked waiter is passed by at most about (parked ahead + 1) x
+//   (barge_limit + 1) acquisitions; before parking it competes like TTAS.
+// Waits: lock() on the word (spin -> yield; the last competing waiter never
+//   parks); parked, on its own node (spin -> yield -> suspend); the queue
+//   guard (spin -> yield, a few pointer writes). unlock() yields once every
+//   barge_limit + 1 contended acquisitions when nobody is parked.
 // Space: two cache lines per mutex; one pooled node per parked LT.
 // Not reentrant. Meets Lockable.
 #pragma once
