@@ -48,6 +48,9 @@ struct argobots_runtime {
   static constexpr wait_policy default_wait_policy() noexcept {
     return fiber_wait_policy();
   }
+  // By default every execution stream has its own pool and ULTs never
+  // migrate (argobots_executor.hpp): an idle stream has nothing to run.
+  static constexpr bool idle_carriers_steal = false;
 
   // Must be called from a ULT.
   static handle current() { return self(); }

@@ -46,6 +46,10 @@ struct boost_fiber_runtime {
   static constexpr wait_policy default_wait_policy() noexcept {
     return fiber_wait_policy();
   }
+  // work_stealing steals only while a carrier is awake; an idle carrier
+  // sleeps (idle_suspend) until a fiber is scheduled onto it, not when
+  // another carrier's ready queue grows.
+  static constexpr bool idle_carriers_steal = false;
 
   static handle current() { return self(); }
 

@@ -40,6 +40,14 @@
 //
 // Optional: `static constexpr fibersync::wait_policy default_wait_policy()`,
 // the policy a mutex uses when the user gives none (see wait/wait_policy.hpp).
+//
+// Optional: `static constexpr bool idle_carriers_steal`, true when a carrier
+// left with no ready LT of its own promptly runs the ready LTs of busy
+// carriers (a work-stealing scheduler that wakes idle carriers for new work),
+// or when carriers are OS threads the kernel schedules. A parking mutex may
+// otherwise keep one waiter awake per carrier, so that parking does not idle
+// a carrier while another has a queue of work (adaptive_mutex does). Read it
+// through idle_carriers_steal_v<R>, which is false when the member is absent.
 #pragma once
 
 #include <concepts>
@@ -57,5 +65,14 @@ concept runtime = requires(typename R::handle h) {
   R::resume(h);
   { R::carrier() } -> std::convertible_to<unsigned>;
 } && std::is_trivially_copyable_v<typename R::handle>;
+
+template <class R>
+inline constexpr bool idle_carriers_steal_v = [] {
+  if constexpr (requires { R::idle_carriers_steal; }) {
+    return static_cast<bool>(R::idle_carriers_steal);
+  } else {
+    return false;
+  }
+}();
 
 }  // namespace fibersync

@@ -32,6 +32,7 @@ struct counting_runtime {
   static constexpr std::string_view name = R::name;
 
   static constexpr wait_policy default_wait_policy() noexcept { return fibersync::default_wait_policy<R>(); }
+  static constexpr bool idle_carriers_steal = idle_carriers_steal_v<R>;
 
   static handle current() { return R::current(); }
   static void yield() {

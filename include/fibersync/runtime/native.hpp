@@ -31,6 +31,9 @@ struct native_runtime {
   static constexpr wait_policy default_wait_policy() noexcept {
     return fiber_wait_policy();
   }
+  // With stealing on (the default) an idle carrier takes work from busy ones,
+  // and new work wakes a sleeping carrier (sched/src/scheduler.cpp).
+  static constexpr bool idle_carriers_steal = true;
 
   static handle current() { return sched::this_thread::self(); }
   static void yield() { sched::this_thread::yield(); }

@@ -43,6 +43,8 @@ struct os_thread_runtime {
   static constexpr wait_policy default_wait_policy() noexcept {
     return wait_policy{}.with_max_backoff(64).with_yield_every(4).with_suspend_after(8);
   }
+  // The kernel runs another thread on a core whose thread blocks.
+  static constexpr bool idle_carriers_steal = true;
 
   static handle current() noexcept { return self(); }
 
