@@ -1,5 +1,6 @@
 // adaptive_mutex specifics: the starvation bound under an adversary that
-// re-acquires in a tight loop, and liveness of the queued LTs on OS threads.
+// re-acquires in a tight loop, liveness of the queued LTs, and which waiters
+// stay awake.
 // (The generic suites cover exclusion, deadlock, lost wake-ups, try_lock.)
 #include <fibersync/fibersync.hpp>
 #include <fibersync/runtime/boost_fiber.hpp>
@@ -10,6 +11,8 @@
 #include <atomic>
 #include <cstdio>
 #include <limits>
+#include <map>
+#include <string_view>
 
 #include "support/runtimes.hpp"
 #include "support/watchdog.hpp"
@@ -144,6 +147,76 @@ TEST(adaptive_mutex, a_woken_lt_is_not_starved_by_a_holder_that_never_waits) {
 
 TEST(adaptive_mutex, a_competing_lt_is_not_starved_by_a_holder_that_never_waits) {
   run_victims_behind_a_holder_that_never_waits(/*victims_park=*/false);
+}
+
+// Which adapters keep an awake waiter per carrier (counting_runtime forwards).
+static_assert(idle_carriers_steal_v<os_thread_runtime>);
+static_assert(idle_carriers_steal_v<counting_runtime<os_thread_runtime>>);
+static_assert(!idle_carriers_steal_v<boost_fiber_runtime>);
+static_assert(!idle_carriers_steal_v<counting_runtime<boost_fiber_runtime>>);
+
+// Boost.Fiber on one real carrier, where each LT reports the carrier the
+// test assigns it: a deterministic stand-in for LTs spread over carriers that
+// do not take work from each other. Counts suspends per assigned carrier.
+template <bool IdleCarriersSteal>
+struct assigned_carriers_runtime {
+  using base = boost_fiber_runtime;
+  using handle = base::handle;
+  static constexpr std::string_view name = "assigned_carriers";
+  static constexpr bool idle_carriers_steal = IdleCarriersSteal;
+  static inline std::map<handle, unsigned> carrier_of;  // one OS thread: no lock needed
+  static inline std::map<unsigned, unsigned> suspends;
+  static handle current() { return base::current(); }
+  static void yield() { base::yield(); }
+  static void suspend() {
+    ++suspends[carrier()];
+    base::suspend();
+  }
+  static void resume(handle h) { base::resume(h); }
+  static unsigned carrier() { return carrier_of[current()]; }
+};
+
+// LT 0 holds the lock across yields; three waiters fail long enough to park:
+// LT 1 alone on carrier 1, LTs 2 and 3 together on carrier 0. Returns the
+// suspends per carrier.
+template <bool IdleCarriersSteal>
+std::map<unsigned, unsigned> park_waiters_on_assigned_carriers() {
+  using R = assigned_carriers_runtime<IdleCarriersSteal>;
+  R::carrier_of.clear();
+  R::suspends.clear();
+  adaptive_mutex<R> m(wait_policy{}.with_yield_every(1).with_suspend_after(4));
+  watchdog dog("adaptive waiters on assigned carriers", 60s);
+  executor_options o;
+  o.carriers = 1;
+  run_lts_on_boost_fibers(o, 4, [&](unsigned lt) {
+    R::carrier_of[R::current()] = lt == 1 ? 1 : 0;
+    if (lt == 0) {
+      m.lock();
+      for (int i = 0; i < 40; ++i) R::yield();  // each waiter fails 40 times
+      m.unlock();
+      return;
+    }
+    m.lock();
+    m.unlock();
+  });
+  return R::suspends;
+}
+
+TEST(adaptive_mutex, the_last_awake_waiter_of_a_carrier_does_not_park_where_idle_carriers_do_not_steal) {
+  // LT 1 is the only waiter of carrier 1: parked, it would leave that carrier
+  // with nothing to run. Of carrier 0's two waiters the first parks, the
+  // second (then the carrier's last awake one) does not.
+  auto suspends = park_waiters_on_assigned_carriers</*IdleCarriersSteal=*/false>();
+  EXPECT_EQ(suspends[1], 0u);
+  EXPECT_EQ(suspends[0], 1u);
+}
+
+TEST(adaptive_mutex, where_idle_carriers_steal_only_the_last_competing_waiter_stays_awake) {
+  // The control: the same schedule, where parking never idles a carrier.
+  // LTs 1 and 2 park; LT 3, then the last competing waiter, does not.
+  auto suspends = park_waiters_on_assigned_carriers</*IdleCarriersSteal=*/true>();
+  EXPECT_EQ(suspends[1], 1u);
+  EXPECT_EQ(suspends[0], 1u);
 }
 
 TEST(adaptive_mutex, queued_os_threads_progress_against_a_tight_loop) {

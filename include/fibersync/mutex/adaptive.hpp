@@ -5,7 +5,8 @@
 //   competing and a count of parked waiters. A waiter competes for the word
 //   with the runtime's wait policy (spin -> yield), as in TTAS; after
 //   `suspend_after` failed checks, and only while another waiter keeps
-//   competing, it parks in a FIFO queue. unlock() frees the word and wakes
+//   competing (on the same carrier too, where idle carriers do not steal
+//   work), it parks in a FIFO queue. unlock() frees the word and wakes
 //   the oldest parked waiter unless one is already awake (WOKEN); a woken
 //   waiter that loses re-parks at the front. After `barge_limit` acquisitions
 //   made while others waited, unlock() reserves the word for the woken
@@ -19,15 +20,18 @@
 // Fairness: a parked waiter is passed by at most about (parked ahead + 1) x
 //   (barge_limit + 1) acquisitions; before parking it competes like TTAS.
 // Waits: lock() on the word (spin -> yield; the last competing waiter never
-//   parks); parked, on its own node (spin -> yield -> suspend); the queue
+//   parks, nor, where idle carriers do not steal, the last awake one of a
+//   carrier); parked, on its own node (spin -> yield -> suspend); the queue
 //   guard (spin -> yield, a few pointer writes). unlock() yields once every
 //   barge_limit + 1 contended acquisitions when nobody is parked.
-// Space: two cache lines per mutex; one pooled node per parked LT.
+// Space: two cache lines per mutex (three where idle carriers do not steal);
+//   one pooled node per parked LT.
 // Not reentrant. Meets Lockable.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <type_traits>
 
 #include "fibersync/detail/cache_line.hpp"
 #include "fibersync/detail/node_pool.hpp"
@@ -98,6 +102,43 @@ class adaptive_mutex {
   };
   using pool = detail::node_pool<node>;
 
+  // Awake waiters (competing or woken) per carrier, for runtimes whose idle
+  // carriers do not steal (Boost.Fiber, Argobots): there a carrier whose
+  // waiters all park idles, while the lock's holder and its spawned work
+  // queue on another carrier (paper-coop and low-contention at 64 LTs ran at
+  // 0.5-0.7 CPU utilisation, docs/ADAPTIVE.md finding 7). Carriers share a
+  // slot modulo carrier_slots, so beyond 16 carriers the rule weakens to
+  // "the last awake waiter of a group of carriers". A waiter that migrates
+  // (Boost.Fiber steals) moves its count at its next failed check. The counts
+  // only decide whether to park, never who owns the lock: relaxed is enough.
+  using carrier_seat = unsigned;
+  struct alignas(detail::cache_line_size) awake_counts {
+    static constexpr unsigned carrier_slots = detail::cache_line_size / sizeof(std::atomic<std::uint32_t>);
+    std::atomic<std::uint32_t> count[carrier_slots] = {};
+
+    carrier_seat sit_down() noexcept {
+      const carrier_seat seat = R::carrier() % carrier_slots;
+      count[seat].fetch_add(1, std::memory_order_relaxed);
+      return seat;
+    }
+    void stand_up(carrier_seat seat) noexcept { count[seat].fetch_sub(1, std::memory_order_relaxed); }
+    bool last_on_carrier(carrier_seat& seat) noexcept {
+      const carrier_seat now = R::carrier() % carrier_slots;
+      if (now != seat) {
+        stand_up(seat);
+        count[now].fetch_add(1, std::memory_order_relaxed);
+        seat = now;
+      }
+      return count[seat].load(std::memory_order_relaxed) <= 1;
+    }
+  };
+  // Where idle carriers steal (our scheduler, OS threads), nothing to count.
+  struct no_awake_counts {
+    static carrier_seat sit_down() noexcept { return 0; }
+    static void stand_up(carrier_seat) noexcept {}
+    static bool last_on_carrier(carrier_seat&) noexcept { return false; }
+  };
+
   // Holder only: an acquisition passed waiters (competing, parked or woken).
   void note_barge() noexcept { ++barges_; }
 
@@ -107,6 +148,7 @@ class adaptive_mutex {
     node* self = nullptr;
     bool was_woken = false;  // we hold WOKEN and must clear it (by acquiring or re-parking)
     word_.fetch_add(competing_one, std::memory_order_relaxed);
+    carrier_seat seat = awake_.sit_down();
     for (;;) {
       waiter<R> w(policy_);
       for (;;) {
@@ -115,6 +157,7 @@ class adaptive_mutex {
           // unlock() reserved the word for us: LOCKED stays set, it is ours.
           // acquire: pairs with the release that set RESERVED.
           word_.fetch_sub(reserved | woken, std::memory_order_acquire);
+          awake_.stand_up(seat);
           return acquired(self, /*after_waiting_our_turn=*/true);
         }
         if ((seen & locked) == 0) {
@@ -123,6 +166,7 @@ class adaptive_mutex {
             // A woken waiter that wins ends the run of barges past the queue;
             // anyone else who wins while others wait is one more.
             if (!was_woken && want != locked) note_barge();
+            awake_.stand_up(seat);
             return acquired(self, was_woken);
           }
           continue;  // the word moved: look again before paying for a failure
@@ -132,16 +176,21 @@ class adaptive_mutex {
         // waiter takes a released word at once, where a parked one needs a
         // wake-up first (a futex, or a sleeping Boost.Fiber carrier) while
         // the word stays free.
+        // Where an idle carrier does not take work from busy ones, also the
+        // last awake waiter of a carrier does not park (awake_counts).
         const word_type other_competitors = (seen & competing_mask) / competing_one - (was_woken ? 0 : 1);
-        if (w.on_failure(/*may_suspend=*/other_competitors != 0)) break;
+        if (w.on_failure(/*may_suspend=*/other_competitors != 0 && !awake_.last_on_carrier(seat))) break;
       }
       if (self == nullptr) self = pool::acquire();
+      awake_.stand_up(seat);
       if (!park(self, /*at_front=*/was_woken)) {
         was_woken = false;  // counted as competing again: the word was free
+        seat = awake_.sit_down();
         continue;
       }
       if (self->handed_lock) return acquired(self, true);  // LOCKED stayed set for us
       was_woken = true;
+      seat = awake_.sit_down();
     }
   }
 
@@ -267,6 +316,7 @@ class adaptive_mutex {
   node* tail_ = nullptr;
   wait_policy policy_;  // read-only after construction
   std::uint32_t barge_limit_;
+  [[no_unique_address]] std::conditional_t<idle_carriers_steal_v<R>, no_awake_counts, awake_counts> awake_;
 };
 
 }  // namespace fibersync
