@@ -106,7 +106,7 @@ class adaptive_mutex {
   // carriers do not steal (Boost.Fiber, Argobots): there a carrier whose
   // waiters all park idles, while the lock's holder and its spawned work
   // queue on another carrier (paper-coop and low-contention at 64 LTs ran at
-  // 0.5-0.7 CPU utilisation, docs/ADAPTIVE.md finding 7). Carriers share a
+  // 0.5-0.76 CPU utilisation, docs/ADAPTIVE.md finding 7). Carriers share a
   // slot modulo carrier_slots, so beyond 16 carriers the rule weakens to
   // "the last awake waiter of a group of carriers". A waiter that migrates
   // (Boost.Fiber steals) moves its count at its next failed check. The counts
