@@ -22,13 +22,13 @@ common=(--runtime "$runtimes" --mutex all --reps "${REPS:-3}" --duration-ms "${D
 # A preset whose run fails (e.g. a run past the harness' timeout) writes no
 # result; the others go on, are ranked, and the script then exits 1.
 failed=()
+extra=("$@")
 sweep() {  # sweep PRESET [fibersync-bench flags]
   local preset=$1
   shift
   echo "== $preset" >&2
   "$bench" --preset "$preset" "$@" --out "$out/$preset" "${extra[@]}" >/dev/null || failed+=("$preset")
 }
-extra=("$@")
 for preset in default hot-handover paper-coop high-contention low-contention; do
   sweep "$preset" "${common[@]}" --lts "$lts"
 done

@@ -148,8 +148,8 @@ class adaptive_mutex {
     node* self = nullptr;
     bool was_woken = false;  // we hold WOKEN and must clear it (by acquiring or re-parking)
     word_.fetch_add(competing_one, std::memory_order_relaxed);
-    carrier_seat seat = awake_.sit_down();
     for (;;) {
+      carrier_seat seat = awake_.sit_down();  // awake: competing, or woken
       waiter<R> w(policy_);
       for (;;) {
         word_type seen = word_.load(std::memory_order_relaxed);
@@ -185,12 +185,10 @@ class adaptive_mutex {
       awake_.stand_up(seat);
       if (!park(self, /*at_front=*/was_woken)) {
         was_woken = false;  // counted as competing again: the word was free
-        seat = awake_.sit_down();
         continue;
       }
       if (self->handed_lock) return acquired(self, true);  // LOCKED stayed set for us
       was_woken = true;
-      seat = awake_.sit_down();
     }
   }
 

@@ -672,10 +672,6 @@ def rank_figure(rows: Sequence[Any], subject: str, best_floor: float = 0.9) -> F
     return fig
 
 
-
-# --------------------------------------------------------------------------
-
-
 def save_figure(figure: Figure, path: Path, fmt: str) -> None:
     """Write one figure as ``fmt`` ("png" or "svg") without timestamps, so
     that the same data gives the same file."""
