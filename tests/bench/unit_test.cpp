@@ -51,15 +51,19 @@ TEST(BenchScenario, ParseValueAndOverride) {
   EXPECT_THROW(apply_override(s, "novalue"), config_error);
 }
 
-TEST(BenchScenario, ExpandsSweepWithRepetitionsInnermost) {
+TEST(BenchScenario, ExpandsSweepInterleavingTheMutexesOfEachRepetition) {
   json s = {{"runtime", "os_threads"}, {"mutex", {"mcs", "library"}}, {"lts", {1, 2}}, {"reps", 3}, {"carriers", 1}};
   auto runs = expand(s, registry::instance(), {false, 2});
   ASSERT_EQ(runs.size(), 12u);
-  EXPECT_EQ(runs[0].mutex, "mcs");
-  EXPECT_EQ(runs[0].repetition, 0u);
-  EXPECT_EQ(runs[2].repetition, 2u);
-  EXPECT_EQ(runs[3].mutex, "library");
-  EXPECT_EQ(runs[6].lts, 2u);
+  // lts=1: mcs r0, library r0, mcs r1, library r1, mcs r2, library r2; then lts=2.
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    EXPECT_EQ(runs[i].lts, i < 6 ? 1u : 2u) << i;
+    EXPECT_EQ(runs[i].mutex, i % 2 == 0 ? "mcs" : "library") << i;
+    EXPECT_EQ(runs[i].repetition, (i % 6) / 2) << i;
+  }
+  // Every run keeps its own point's parameters.
+  EXPECT_EQ(runs[1].params["mutex"], "library");
+  EXPECT_EQ(runs[8].params["lts"], 2);
   json all = {{"runtime", "os_threads"}, {"lts", 1}};
   EXPECT_EQ(expand(all, registry::instance(), {false, 2}).size(), registry::instance().find("os_threads")->mutexes().size());
 }
