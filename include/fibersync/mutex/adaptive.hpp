@@ -2,28 +2,30 @@
 // like TTAS, a parking queue for the ones that waited long, bounded barging.
 //
 // Algorithm: one 64-bit word = LOCKED | WOKEN | RESERVED, a count of
-//   competing and a count of parked waiters. A waiter competes for the word
-//   with the runtime's wait policy (spin -> yield), as in TTAS; after
-//   `suspend_after` failed checks, and only while another waiter keeps
-//   competing (on the same carrier too, where idle carriers do not steal
-//   work), it parks in a FIFO queue. unlock() frees the word and wakes
-//   the oldest parked waiter unless one is already awake (WOKEN); a woken
-//   waiter that loses re-parks at the front. After `barge_limit` acquisitions
-//   made while others waited, unlock() reserves the word for the woken
-//   waiter, or hands it to the oldest parked one, or (waiters only compete)
-//   frees it and yields: on a cooperative runtime, an LT that re-locks
-//   without ever waiting must yield, or the waiters behind it in its
-//   carrier's ready queue never run (docs/ADAPTIVE.md, "Liveness").
+//   competing and a count of parked waiters. A waiter first waits like a
+//   TTAS waiter without a trace in the word, up to its first yield; then it
+//   counts itself and competes for the word with the runtime's wait policy
+//   (spin -> yield); after `suspend_after` failed checks, and only while
+//   another waiter keeps competing (on the same carrier too, where idle
+//   carriers do not steal work), it parks in a FIFO queue. unlock() frees
+//   the word and wakes the oldest parked waiter unless one is already awake
+//   (WOKEN); a woken waiter that loses re-parks at the front. After
+//   `barge_limit` acquisitions made while others waited, unlock() reserves
+//   the word for the woken waiter, or hands it to the oldest parked one, or
+//   (waiters only compete) frees it and yields: on a cooperative runtime, an
+//   LT that re-locks without ever waiting must yield, or the waiters behind
+//   it in its carrier's ready queue never run (docs/ADAPTIVE.md, "Liveness").
 // Paper: ours, from measurements (docs/ADAPTIVE.md). Ingredients: TTAS; Go's
 //   sync.Mutex (woken flag, front re-queue, starvation hand-off); the futex
 //   mutex's waiter count in the word (Drepper); qspinlock's one spinner.
 // Fairness: a parked waiter is passed by at most about (parked ahead + 1) x
 //   (barge_limit + 1) acquisitions; before parking it competes like TTAS.
-// Waits: lock() on the word (spin -> yield; the last competing waiter never
-//   parks, nor, where idle carriers do not steal, the last awake one of a
-//   carrier); parked, on its own node (spin -> yield -> suspend); the queue
-//   guard (spin -> yield, a few pointer writes). unlock() yields once every
-//   barge_limit + 1 contended acquisitions when nobody is parked.
+// Waits: lock() on the word (spin -> yield; unannounced up to the first
+//   yield; the last competing waiter never parks, nor, where idle carriers
+//   do not steal, the last awake one of a carrier); parked, on its own node
+//   (spin -> yield -> suspend); the queue guard (spin -> yield, a few pointer
+//   writes). unlock() yields once every barge_limit + 1 contended
+//   acquisitions when nobody is parked.
 // Space: two cache lines per mutex (three where idle carriers do not steal);
 //   one pooled node per parked LT.
 // Not reentrant. Meets Lockable.
@@ -142,9 +144,30 @@ class adaptive_mutex {
   // Holder only: an acquisition passed waiters (competing, parked or woken).
   void note_barge() noexcept { ++barges_; }
 
-  // An LT in lock_slow() is counted in exactly one place of the word: as
-  // competing, as parked, or as the woken waiter (WOKEN).
+  // Waits like a TTAS waiter, unannounced, up to and including the first
+  // yield of the wait policy (on fibers: one check, one yield). Most waits
+  // end there: the holder was a short critical section on another carrier.
+  // Announcing costs two read-modify-writes of the word on the holder's
+  // line: the waiter's count, and the holder's unlock CAS, which then fails
+  // and goes round unlock_slow(); text-stats on 2 carriers ran 4-9% faster
+  // without them (docs/ADAPTIVE.md, finding 8). A quiet waiter that wins is
+  // one more barge if someone announced waits (try_lock counts it). It waits
+  // at most yield_every checks, so the bounds below still hold.
+  bool wait_quietly() noexcept {
+    waiter<R> w(policy_);
+    const std::uint32_t quiet_checks = policy_.yield_every != 0 ? policy_.yield_every : quiet_checks_without_yield;
+    do {
+      w.on_failure(/*may_suspend=*/false);
+      if (try_lock()) return true;
+    } while (w.failures() < quiet_checks);
+    return false;
+  }
+  static constexpr std::uint32_t quiet_checks_without_yield = 4;  // a policy that never yields
+
+  // An LT in lock_slow() is counted in exactly one place of the word (after
+  // wait_quietly()): as competing, as parked, or as the woken waiter (WOKEN).
   [[gnu::noinline]] void lock_slow() {
+    if (wait_quietly()) return;
     node* self = nullptr;
     bool was_woken = false;  // we hold WOKEN and must clear it (by acquiring or re-parking)
     word_.fetch_add(competing_one, std::memory_order_relaxed);
