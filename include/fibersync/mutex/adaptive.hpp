@@ -145,14 +145,15 @@ class adaptive_mutex {
   void note_barge() noexcept { ++barges_; }
 
   // Waits like a TTAS waiter, unannounced, up to and including the first
-  // yield of the wait policy (on fibers: one check, one yield). Most waits
-  // end there: the holder was a short critical section on another carrier.
-  // Announcing costs two read-modify-writes of the word on the holder's
-  // line: the waiter's count, and the holder's unlock CAS, which then fails
-  // and goes round unlock_slow(); text-stats on 2 carriers ran 4-9% faster
-  // without them (docs/ADAPTIVE.md, finding 8). A quiet waiter that wins is
-  // one more barge if someone announced waits (try_lock counts it). It waits
-  // at most yield_every checks, so the bounds below still hold.
+  // yield of the wait policy (on fibers: one check, one yield). A short
+  // critical section on another carrier is over by then. Announcing costs
+  // two read-modify-writes of the word on the holder's line: the waiter's
+  // count, and the holder's unlock CAS, which then fails and goes round
+  // unlock_slow(). Without them text-stats on 2 carriers came within 10% of
+  // the best in 23 of 28 configurations instead of 15 (docs/ADAPTIVE.md,
+  // finding 8). A quiet waiter that wins is one more barge if someone
+  // announced waits (try_lock counts it). It waits at most yield_every
+  // checks, so the bounds in the header still hold.
   bool wait_quietly() noexcept {
     waiter<R> w(policy_);
     const std::uint32_t quiet_checks = policy_.yield_every != 0 ? policy_.yield_every : quiet_checks_without_yield;
