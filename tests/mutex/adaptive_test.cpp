@@ -219,10 +219,10 @@ TEST(adaptive_mutex, where_idle_carriers_steal_only_the_last_competing_waiter_st
   EXPECT_EQ(suspends[0], 1u);
 }
 
-TEST(adaptive_mutex, queued_os_threads_progress_against_a_tight_loop) {
-  // Real parallelism: the adversary re-locks without pause on its own core
-  // until every victim has done its rounds.
-  adaptive_mutex<os_thread_runtime> m;
+// Real parallelism: the adversary re-locks without pause on its own core
+// until every victim has done its rounds.
+void os_threads_progress_against_a_tight_loop(const wait_policy& policy) {
+  adaptive_mutex<os_thread_runtime> m(policy);
   std::atomic<unsigned> victims_left{3};
   const unsigned rounds = static_cast<unsigned>(2000 * stress_scale()) + 10;
   long counter = 0;
@@ -246,6 +246,17 @@ TEST(adaptive_mutex, queued_os_threads_progress_against_a_tight_loop) {
     victims_left.fetch_sub(1);
   });
   EXPECT_GE(counter, 3L * rounds);
+}
+
+TEST(adaptive_mutex, queued_os_threads_progress_against_a_tight_loop) {
+  os_threads_progress_against_a_tight_loop(default_wait_policy<os_thread_runtime>());
+}
+
+// A policy that never yields: the unannounced first wait falls back to a
+// fixed number of checks, after which the waiters count themselves, park,
+// and the barge limit hands them the lock.
+TEST(adaptive_mutex, queued_os_threads_progress_with_a_policy_that_never_yields) {
+  os_threads_progress_against_a_tight_loop(wait_policy{}.with_yield_every(0).with_suspend_after(8));
 }
 
 }  // namespace
