@@ -31,6 +31,7 @@
 // Not reentrant. Meets Lockable.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <type_traits>
@@ -51,7 +52,7 @@ class adaptive_mutex {
 
   adaptive_mutex() noexcept : adaptive_mutex(default_wait_policy<R>()) {}
   explicit adaptive_mutex(const wait_policy& policy, std::uint32_t barge_limit = default_barge_limit) noexcept
-      : policy_(policy), barge_limit_(barge_limit) {}
+      : barge_limit_(barge_limit), policy_(policy) {}
   adaptive_mutex(const adaptive_mutex&) = delete;
   adaptive_mutex& operator=(const adaptive_mutex&) = delete;
 
@@ -59,23 +60,17 @@ class adaptive_mutex {
     if (!try_lock()) lock_slow();
   }
 
-  bool try_lock() noexcept {
-    word_type w = word_.load(std::memory_order_relaxed);
-    while ((w & locked) == 0) {
-      // acquire: pairs with the release of unlock().
-      if (word_.compare_exchange_weak(w, w | locked, std::memory_order_acquire, std::memory_order_relaxed)) {
-        if (w != 0) note_barge();  // someone waits: we passed them
-        return true;
-      }
-    }
-    return false;
-  }
+  bool try_lock() noexcept { return try_acquire(/*quiet_self=*/0); }
 
   void unlock() noexcept {
     word_type w = locked;
     // release: pairs with the acquire CAS of the next holder. The CAS (not a
-    // store) fails when a waiter announced itself meanwhile.
-    if (word_.compare_exchange_strong(w, 0, std::memory_order_release, std::memory_order_relaxed)) return;
+    // store) fails when a waiter announced itself meanwhile. Once the barge
+    // limit is reached, quiet waiters may be all there is: unlock_slow()
+    // looks.
+    if (barges_ < barge_limit_ &&
+        word_.compare_exchange_strong(w, 0, std::memory_order_release, std::memory_order_relaxed))
+      return;
     unlock_slow(w);
   }
 
@@ -141,27 +136,47 @@ class adaptive_mutex {
     static bool last_on_carrier(carrier_seat&) noexcept { return false; }
   };
 
-  // Holder only: an acquisition passed waiters (competing, parked or woken).
+  // Holder only: an acquisition passed waiters (quiet, competing, parked or
+  // woken).
   void note_barge() noexcept { ++barges_; }
 
-  // Waits like a TTAS waiter, unannounced, up to and including the first
-  // yield of the wait policy (on fibers: one check, one yield). A short
-  // critical section on another carrier is over by then. Announcing costs
-  // two read-modify-writes of the word on the holder's line: the waiter's
-  // count, and the holder's unlock CAS, which then fails and goes round
-  // unlock_slow(). Without them text-stats on 2 carriers came within 10% of
-  // the best in 23 of 28 configurations instead of 15 (docs/ADAPTIVE.md,
-  // finding 8). A quiet waiter that wins is one more barge if someone
-  // announced waits (try_lock counts it). It waits at most yield_every
-  // checks, so the bounds in the header still hold.
+  // quiet_self: 1 when the caller is itself counted in quiet_.
+  bool try_acquire(std::uint32_t quiet_self) noexcept {
+    word_type w = word_.load(std::memory_order_relaxed);
+    while ((w & locked) == 0) {
+      // acquire: pairs with the release of unlock().
+      if (word_.compare_exchange_weak(w, w | locked, std::memory_order_acquire, std::memory_order_relaxed)) {
+        // someone waits: we passed them
+        if (w != 0 || quiet_.load(std::memory_order_relaxed) > quiet_self) note_barge();
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Waits like a TTAS waiter, without a trace in the word, up to and
+  // including the first yield of the wait policy (on fibers: one check, one
+  // yield). A short critical section on another carrier is over by then.
+  // Announcing in the word costs two read-modify-writes of the holder's
+  // line: the waiter's count, and the holder's unlock CAS, which then fails
+  // and goes round unlock_slow(). Without them text-stats on 2 carriers came
+  // within 10% of the best in 23 of 28 configurations instead of 15
+  // (docs/ADAPTIVE.md, finding 8). The quiet waiter is still counted, in
+  // quiet_ on another line: a holder that re-locks while quiet_ is nonzero
+  // counts a barge, so the liveness rule (yield after barge_limit) also
+  // covers a quiet waiter that yielded behind a holder on its own carrier.
   bool wait_quietly() noexcept {
     waiter<R> w(policy_);
-    const std::uint32_t quiet_checks = policy_.yield_every != 0 ? policy_.yield_every : quiet_checks_without_yield;
+    std::uint32_t quiet_checks = policy_.yield_every != 0 ? policy_.yield_every : quiet_checks_without_yield;
+    if (policy_.suspend_after != 0) quiet_checks = std::min(quiet_checks, policy_.suspend_after);
+    quiet_.fetch_add(1, std::memory_order_relaxed);
+    bool acquired = false;
     do {
       w.on_failure(/*may_suspend=*/false);
-      if (try_lock()) return true;
-    } while (w.failures() < quiet_checks);
-    return false;
+      acquired = try_acquire(/*quiet_self=*/1);
+    } while (!acquired && w.failures() < quiet_checks);
+    quiet_.fetch_sub(1, std::memory_order_relaxed);
+    return acquired;
   }
   static constexpr std::uint32_t quiet_checks_without_yield = 4;  // a policy that never yields
 
@@ -270,11 +285,12 @@ class adaptive_mutex {
       const bool someone_to_wake = has_parked(w) && (w & woken) == 0;
       const bool someone_to_hand_to = hand_off && (has_parked(w) || (w & woken) != 0);
       if (someone_to_wake || someone_to_hand_to) break;
-      // Only competing waiters (or none left). If we passed them barge_limit
-      // times, yield after the release: one of them may be waiting in our
-      // carrier's ready queue, behind us, and we may never wait ourselves.
-      const bool polite = hand_off && has_competing(w);
-      if (polite) barges_ = 0;  // still ours: the word is locked
+      // Only competing or quiet waiters (or none left). If we passed them
+      // barge_limit times, yield after the release: one of them may be
+      // waiting in our carrier's ready queue, behind us, and we may never
+      // wait ourselves. With nobody waiting the run of barges is over.
+      const bool polite = hand_off && (has_competing(w) || quiet_.load(std::memory_order_relaxed) != 0);
+      if (hand_off && (polite || w == locked)) barges_ = 0;  // still ours: the word is locked
       if (word_.compare_exchange_weak(w, w & ~locked, std::memory_order_release, std::memory_order_relaxed)) {
         if (polite) R::yield();
         return;
@@ -333,11 +349,13 @@ class adaptive_mutex {
   // LOCKED | WOKEN | RESERVED | competing count | parked count
   alignas(detail::cache_line_size) std::atomic<word_type> word_{0};
   std::uint32_t barges_ = 0;  // acquisitions past waiters since the last turn; holder only
-  alignas(detail::cache_line_size) std::atomic<bool> guard_{false};  // guards head_, tail_ and the parked count
+  const std::uint32_t barge_limit_;
+  // Waiters in wait_quietly(); away from the word, which they leave alone.
+  alignas(detail::cache_line_size) std::atomic<std::uint32_t> quiet_{0};
+  std::atomic<bool> guard_{false};  // guards head_, tail_ and the parked count
   node* head_ = nullptr;  // oldest parked waiter
   node* tail_ = nullptr;
   wait_policy policy_;  // read-only after construction
-  std::uint32_t barge_limit_;
   [[no_unique_address]] std::conditional_t<idle_carriers_steal_v<R>, no_awake_counts, awake_counts> awake_;
 };
 
