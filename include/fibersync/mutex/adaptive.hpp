@@ -2,36 +2,33 @@
 // like TTAS, a parking queue for the ones that waited long, bounded barging.
 //
 // Algorithm: one 64-bit word = LOCKED | WOKEN | RESERVED, a count of
-//   competing and a count of parked waiters. A waiter first waits like a
-//   TTAS waiter without a trace in the word, up to its first yield; then it
-//   counts itself and competes for the word with the runtime's wait policy
-//   (spin -> yield); after `suspend_after` failed checks, and only while
-//   another waiter keeps competing (on the same carrier too, where idle
-//   carriers do not steal work), it parks in a FIFO queue. unlock() frees
-//   the word and wakes the oldest parked waiter unless one is already awake
-//   (WOKEN); a woken waiter that loses re-parks at the front. After
-//   `barge_limit` acquisitions made while others waited, unlock() reserves
-//   the word for the woken waiter, or hands it to the oldest parked one, or
-//   (waiters only compete) frees it and yields: on a cooperative runtime, an
-//   LT that re-locks without ever waiting must yield, or the waiters behind
-//   it in its carrier's ready queue never run (docs/ADAPTIVE.md, "Liveness").
+//   competing and a count of parked waiters. A waiter competes for the word
+//   with the runtime's wait policy (spin -> yield), as in TTAS; after
+//   `suspend_after` failed checks, and only while another waiter keeps
+//   competing (on the same carrier too, where idle carriers do not steal
+//   work), it parks in a FIFO queue. unlock() frees the word and wakes
+//   the oldest parked waiter unless one is already awake (WOKEN); a woken
+//   waiter that loses re-parks at the front. After `barge_limit` acquisitions
+//   made while others waited, unlock() reserves the word for the woken
+//   waiter, or hands it to the oldest parked one, or (waiters only compete)
+//   frees it and yields: on a cooperative runtime, an LT that re-locks
+//   without ever waiting must yield, or the waiters behind it in its
+//   carrier's ready queue never run (docs/ADAPTIVE.md, "Liveness").
 // Paper: ours, from measurements (docs/ADAPTIVE.md). Ingredients: TTAS; Go's
 //   sync.Mutex (woken flag, front re-queue, starvation hand-off); the futex
 //   mutex's waiter count in the word (Drepper); qspinlock's one spinner.
 // Fairness: a parked waiter is passed by at most about (parked ahead + 1) x
 //   (barge_limit + 1) acquisitions; before parking it competes like TTAS.
-// Waits: lock() on the word (spin -> yield; unannounced up to the first
-//   yield; the last competing waiter never parks, nor, where idle carriers
-//   do not steal, the last awake one of a carrier); parked, on its own node
-//   (spin -> yield -> suspend); the queue guard (spin -> yield, a few pointer
-//   writes). unlock() yields once every barge_limit + 1 contended
-//   acquisitions when nobody is parked.
+// Waits: lock() on the word (spin -> yield; the last competing waiter never
+//   parks, nor, where idle carriers do not steal, the last awake one of a
+//   carrier); parked, on its own node (spin -> yield -> suspend); the queue
+//   guard (spin -> yield, a few pointer writes). unlock() yields once every
+//   barge_limit + 1 contended acquisitions when nobody is parked.
 // Space: two cache lines per mutex (three where idle carriers do not steal);
 //   one pooled node per parked LT.
 // Not reentrant. Meets Lockable.
 #pragma once
 
-#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <type_traits>
@@ -52,7 +49,7 @@ class adaptive_mutex {
 
   adaptive_mutex() noexcept : adaptive_mutex(default_wait_policy<R>()) {}
   explicit adaptive_mutex(const wait_policy& policy, std::uint32_t barge_limit = default_barge_limit) noexcept
-      : barge_limit_(barge_limit), policy_(policy) {}
+      : policy_(policy), barge_limit_(barge_limit) {}
   adaptive_mutex(const adaptive_mutex&) = delete;
   adaptive_mutex& operator=(const adaptive_mutex&) = delete;
 
@@ -60,17 +57,23 @@ class adaptive_mutex {
     if (!try_lock()) lock_slow();
   }
 
-  bool try_lock() noexcept { return try_acquire(/*quiet_self=*/0); }
+  bool try_lock() noexcept {
+    word_type w = word_.load(std::memory_order_relaxed);
+    while ((w & locked) == 0) {
+      // acquire: pairs with the release of unlock().
+      if (word_.compare_exchange_weak(w, w | locked, std::memory_order_acquire, std::memory_order_relaxed)) {
+        if (w != 0) note_barge();  // someone waits: we passed them
+        return true;
+      }
+    }
+    return false;
+  }
 
   void unlock() noexcept {
     word_type w = locked;
     // release: pairs with the acquire CAS of the next holder. The CAS (not a
-    // store) fails when a waiter announced itself meanwhile. Once the barge
-    // limit is reached, quiet waiters may be all there is: unlock_slow()
-    // looks.
-    if (barges_ < barge_limit_ &&
-        word_.compare_exchange_strong(w, 0, std::memory_order_release, std::memory_order_relaxed))
-      return;
+    // store) fails when a waiter announced itself meanwhile.
+    if (word_.compare_exchange_strong(w, 0, std::memory_order_release, std::memory_order_relaxed)) return;
     unlock_slow(w);
   }
 
@@ -136,54 +139,12 @@ class adaptive_mutex {
     static bool last_on_carrier(carrier_seat&) noexcept { return false; }
   };
 
-  // Holder only: an acquisition passed waiters (quiet, competing, parked or
-  // woken).
+  // Holder only: an acquisition passed waiters (competing, parked or woken).
   void note_barge() noexcept { ++barges_; }
 
-  // quiet_self: 1 when the caller is itself counted in quiet_.
-  bool try_acquire(std::uint32_t quiet_self) noexcept {
-    word_type w = word_.load(std::memory_order_relaxed);
-    while ((w & locked) == 0) {
-      // acquire: pairs with the release of unlock().
-      if (word_.compare_exchange_weak(w, w | locked, std::memory_order_acquire, std::memory_order_relaxed)) {
-        // someone waits: we passed them
-        if (w != 0 || quiet_.load(std::memory_order_relaxed) > quiet_self) note_barge();
-        return true;
-      }
-    }
-    return false;
-  }
-
-  // Waits like a TTAS waiter, without a trace in the word, up to and
-  // including the first yield of the wait policy (on fibers: one check, one
-  // yield). A short critical section on another carrier is over by then.
-  // Announcing in the word costs two read-modify-writes of the holder's
-  // line: the waiter's count, and the holder's unlock CAS, which then fails
-  // and goes round unlock_slow(). Without them text-stats on 2 carriers came
-  // within 10% of the best in 23 of 28 configurations instead of 15
-  // (docs/ADAPTIVE.md, finding 8). The quiet waiter is still counted, in
-  // quiet_ on another line: a holder that re-locks while quiet_ is nonzero
-  // counts a barge, so the liveness rule (yield after barge_limit) also
-  // covers a quiet waiter that yielded behind a holder on its own carrier.
-  bool wait_quietly() noexcept {
-    waiter<R> w(policy_);
-    std::uint32_t quiet_checks = policy_.yield_every != 0 ? policy_.yield_every : quiet_checks_without_yield;
-    if (policy_.suspend_after != 0) quiet_checks = std::min(quiet_checks, policy_.suspend_after);
-    quiet_.fetch_add(1, std::memory_order_relaxed);
-    bool acquired = false;
-    do {
-      w.on_failure(/*may_suspend=*/false);
-      acquired = try_acquire(/*quiet_self=*/1);
-    } while (!acquired && w.failures() < quiet_checks);
-    quiet_.fetch_sub(1, std::memory_order_relaxed);
-    return acquired;
-  }
-  static constexpr std::uint32_t quiet_checks_without_yield = 4;  // a policy that never yields
-
-  // An LT in lock_slow() is counted in exactly one place of the word (after
-  // wait_quietly()): as competing, as parked, or as the woken waiter (WOKEN).
+  // An LT in lock_slow() is counted in exactly one place of the word: as
+  // competing, as parked, or as the woken waiter (WOKEN).
   [[gnu::noinline]] void lock_slow() {
-    if (wait_quietly()) return;
     node* self = nullptr;
     bool was_woken = false;  // we hold WOKEN and must clear it (by acquiring or re-parking)
     word_.fetch_add(competing_one, std::memory_order_relaxed);
@@ -285,12 +246,11 @@ class adaptive_mutex {
       const bool someone_to_wake = has_parked(w) && (w & woken) == 0;
       const bool someone_to_hand_to = hand_off && (has_parked(w) || (w & woken) != 0);
       if (someone_to_wake || someone_to_hand_to) break;
-      // Only competing or quiet waiters (or none left). If we passed them
-      // barge_limit times, yield after the release: one of them may be
-      // waiting in our carrier's ready queue, behind us, and we may never
-      // wait ourselves. With nobody waiting the run of barges is over.
-      const bool polite = hand_off && (has_competing(w) || quiet_.load(std::memory_order_relaxed) != 0);
-      if (hand_off && (polite || w == locked)) barges_ = 0;  // still ours: the word is locked
+      // Only competing waiters (or none left). If we passed them barge_limit
+      // times, yield after the release: one of them may be waiting in our
+      // carrier's ready queue, behind us, and we may never wait ourselves.
+      const bool polite = hand_off && has_competing(w);
+      if (polite) barges_ = 0;  // still ours: the word is locked
       if (word_.compare_exchange_weak(w, w & ~locked, std::memory_order_release, std::memory_order_relaxed)) {
         if (polite) R::yield();
         return;
@@ -349,13 +309,11 @@ class adaptive_mutex {
   // LOCKED | WOKEN | RESERVED | competing count | parked count
   alignas(detail::cache_line_size) std::atomic<word_type> word_{0};
   std::uint32_t barges_ = 0;  // acquisitions past waiters since the last turn; holder only
-  const std::uint32_t barge_limit_;
-  // Waiters in wait_quietly(); away from the word, which they leave alone.
-  alignas(detail::cache_line_size) std::atomic<std::uint32_t> quiet_{0};
-  std::atomic<bool> guard_{false};  // guards head_, tail_ and the parked count
+  alignas(detail::cache_line_size) std::atomic<bool> guard_{false};  // guards head_, tail_ and the parked count
   node* head_ = nullptr;  // oldest parked waiter
   node* tail_ = nullptr;
   wait_policy policy_;  // read-only after construction
+  std::uint32_t barge_limit_;
   [[no_unique_address]] std::conditional_t<idle_carriers_steal_v<R>, no_awake_counts, awake_counts> awake_;
 };
 

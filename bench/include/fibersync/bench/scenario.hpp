@@ -84,8 +84,9 @@ std::string presets_dir();
 void apply_override(nlohmann::json& scenario, std::string_view assignment);
 nlohmann::json parse_value(std::string_view text);
 
-// Validates every field and expands the sweep (repetitions included, as the
-// innermost loop). Throws config_error.
+// Validates every field and expands the sweep, repetitions included:
+// repetition r of every mutex of a configuration comes before repetition
+// r + 1 of any. Throws config_error.
 std::vector<run_config> expand(const nlohmann::json& scenario, const registry& reg, const expand_options& opt);
 
 }  // namespace fibersync::bench
