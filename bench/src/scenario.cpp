@@ -113,9 +113,7 @@ const std::set<std::string> known_keys = {
 // Fields of the gauss workload only.
 const std::vector<std::string> gauss_keys = {"event_arch", "distribution", "matrix_n", "gauss_tiles"};
 
-// Sweep order, outermost first. Repetitions are not innermost: expand() runs
-// repetition r of every mutex (and event_arch) of a configuration before
-// repetition r + 1 (see interleave_key).
+// Sweep order, outermost first; where repetitions go: expand().
 const std::vector<std::string> sweep_order = {
     "runtime",       "carriers",    "topology",      "pinning",          "workload",    "critical",
     "parallel",      "hold_fraction", "lock_rate_per_ms", "text_shards", "max_backoff", "yield_every",
