@@ -114,7 +114,13 @@ TYPED_TEST_P(mutex_suite, no_lost_wakeup_through_suspend_path) {
   long counter = 0;
   R::reset();
   watchdog dog("lost wake-up stress", 300s);
+  // All LTs start together. Under ThreadSanitizer starting an OS thread took
+  // longer than a whole loop of per_lt acquisitions, so the threads ran one
+  // after another, never contended, and nobody parked (cna: 0 suspends).
+  std::atomic<unsigned> started{0};
   run_lts<R>(2, lts, [&](unsigned) {
+    started.fetch_add(1, std::memory_order_relaxed);
+    while (started.load(std::memory_order_relaxed) < lts) R::yield();
     for (unsigned i = 0; i < per_lt; ++i) {
       m.lock();
       const long seen = counter;
