@@ -151,11 +151,9 @@ class adaptive_mutex {
   // in all on fibers, 128 on OS threads). A short critical section on
   // another carrier is over by then, and the announcement is saved: the
   // waiter's count would take the word's line from the holder, whose unlock
-  // CAS would then fail and go round unlock_slow(). Same-run sweep against
-  // two copies of the lock without it: within 10% of the best in 145 of 171
-  // fiber configurations instead of 130 and 131 (docs/ADAPTIVE.md, finding
-  // 8). It never yields, so it never leaves an uncounted waiter in a ready
-  // queue behind a holder that never waits (the session 4 hang,
+  // CAS would then fail and go round unlock_slow() (measured: docs/ADAPTIVE.md,
+  // finding 8). It never yields, so it never leaves an uncounted waiter in
+  // a ready queue behind a holder that never waits (the session 4 hang,
   // "Liveness"); a waiter that yields is counted.
   static constexpr std::uint32_t unannounced_checks = 2;
   bool spin_unannounced() noexcept {
