@@ -3,7 +3,7 @@
 //
 // Algorithm: one 64-bit word = LOCKED | WOKEN | RESERVED, a count of
 //   competing and a count of parked waiters. A waiter first spins briefly
-//   without a trace in the word (two checks, no yield); then it counts
+//   without a trace in the word (polling it, no yield); then it counts
 //   itself and competes for the word with the runtime's wait policy
 //   (spin -> yield), as in TTAS; after `suspend_after` failed checks, and
 //   only while another waiter keeps competing (on the same carrier too,
@@ -21,12 +21,13 @@
 //   mutex's waiter count in the word (Drepper); qspinlock's one spinner.
 // Fairness: a parked waiter is passed by at most about (parked ahead + 1) x
 //   (barge_limit + 1) acquisitions; before parking it competes like TTAS.
-// Waits: lock() on the word (an unannounced spin of two checks, then
-//   spin -> yield; the last competing waiter never parks, nor, where idle
-//   carriers do not steal, the last awake one of a carrier); parked, on its
-//   own node (spin -> yield -> suspend); the queue guard (spin -> yield, a
-//   few pointer writes). unlock() yields once every barge_limit + 1
-//   contended acquisitions when nobody is parked.
+// Waits: lock() on the word (an unannounced spin of 2 x max_backoff
+//   pauses, then spin -> yield; the last competing waiter never parks,
+//   nor, where idle carriers do not steal, the last awake one of a
+//   carrier); parked, on its own node (spin -> yield -> suspend); the
+//   queue guard (spin -> yield, a few pointer writes). unlock() yields
+//   once every barge_limit + 1 contended acquisitions when nobody is
+//   parked.
 // Space: two cache lines per mutex (three where idle carriers do not steal);
 //   one pooled node per parked LT.
 // Not reentrant. Meets Lockable.
@@ -146,19 +147,22 @@ class adaptive_mutex {
   // Holder only: an acquisition passed waiters (competing, parked or woken).
   void note_barge() noexcept { ++barges_; }
 
-  // Before it counts itself in the word, a waiter spins for two checks of
-  // max_backoff pauses each (the policy's cap on one check's spin: 8 pauses
-  // in all on fibers, 128 on OS threads). A short critical section on
+  // Before it counts itself in the word, a waiter spins for two of the
+  // policy's longest backoffs (2 x max_backoff pauses: 8 on fibers, 128 on
+  // OS threads), reading the word after every pause and trying as soon as it
+  // reads it free (try_lock() reads before its CAS, so a held word costs a
+  // read of a shared line, no write). A short critical section on
   // another carrier is over by then, and the announcement is saved: the
-  // waiter's count would take the word's line from the holder, whose unlock
-  // CAS would then fail and go round unlock_slow() (measured: docs/ADAPTIVE.md,
-  // finding 8). It never yields, so it never leaves an uncounted waiter in
-  // a ready queue behind a holder that never waits (the session 4 hang,
-  // "Liveness"); a waiter that yields is counted.
-  static constexpr std::uint32_t unannounced_checks = 2;
+  // waiter's count would take the word's line from the holder, whose
+  // unlock CAS would then fail and go round unlock_slow() (measured:
+  // docs/ADAPTIVE.md, findings 8 and 9). It never yields, so it never leaves
+  // an uncounted waiter in a ready queue behind a holder that never waits
+  // (the session 4 hang, "Liveness"); a waiter that yields is counted.
+  static constexpr std::uint32_t unannounced_backoffs = 2;
   bool spin_unannounced() noexcept {
-    for (std::uint32_t check = 0; check < unannounced_checks; ++check) {
-      for (std::uint32_t pause = 0; pause < policy_.max_backoff; ++pause) (cpu_relax)();
+    const std::uint32_t pauses = unannounced_backoffs * policy_.max_backoff;
+    for (std::uint32_t pause = 0; pause < pauses; ++pause) {
+      (cpu_relax)();
       if (try_lock()) return true;
     }
     return false;
