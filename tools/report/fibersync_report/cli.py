@@ -67,7 +67,10 @@ def _cmd_rank(args: argparse.Namespace) -> int:
         results = load_results(args.results)
     except LoadError as exc:
         return _error(str(exc))
-    rows = rank(results, args.mutex)
+    ignore = [m for part in args.ignore for m in part.split(",") if m]
+    if args.mutex in ignore:
+        return _error(f"--ignore names the ranked mutex {args.mutex}")
+    rows = rank(results, args.mutex, ignore)
     if not rows:
         return _error(f"no configuration has {args.mutex} and another fibersync mutex")
     if args.plot:
@@ -162,6 +165,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("results", nargs="+", metavar="RESULTS", help="result files or directories")
     p.add_argument("--mutex", default="adaptive", help="the mutex to rank (default: adaptive)")
     p.add_argument("--worst", type=_non_negative, default=15, metavar="N", help="list the N worst (default 15)")
+    p.add_argument(
+        "--ignore",
+        action="append",
+        default=[],
+        metavar="M[,M...]",
+        help="leave these mutexes out of the comparison (e.g. A/B copies of MUTEX); repeatable",
+    )
     p.add_argument(
         "--plot",
         metavar="FILE",

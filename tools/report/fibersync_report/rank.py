@@ -7,7 +7,8 @@ runtime's own mutex (``library``) where the runtime has one. This is the
 check behind ``adaptive_mutex``'s promise (docs/ADAPTIVE.md): within 10% of the
 best fibersync mutex (ratio >= 0.9) and at least the library (ratio >= 1.0)
 in every configuration. Medians over repetitions; a configuration without the
-chosen mutex or without any other fibersync mutex is skipped.
+chosen mutex or without any other fibersync mutex is skipped. Mutexes named in
+``ignore`` (variants of the chosen one in an A/B sweep, say) are left out.
 """
 
 from __future__ import annotations
@@ -41,8 +42,9 @@ class RankRow:
         return self.subject / self.library
 
 
-def rank(results: Results, subject: str) -> list[RankRow]:
-    """One row per configuration that has `subject` and another fibersync mutex."""
+def rank(results: Results, subject: str, ignore: Sequence[str] = ()) -> list[RankRow]:
+    """One row per configuration that has `subject` and another fibersync mutex
+    (not in `ignore`)."""
     samples: dict[tuple, dict[str, list[float]]] = {}
     points: dict[tuple, dict[str, Any]] = {}
     for run in results.runs:
@@ -56,7 +58,11 @@ def rank(results: Results, subject: str) -> list[RankRow]:
     for key, by_mutex in samples.items():
         if subject not in by_mutex:
             continue
-        others = {m: statistics.median(v) for m, v in by_mutex.items() if m not in (subject, BASELINE_MUTEX)}
+        others = {
+            m: statistics.median(v)
+            for m, v in by_mutex.items()
+            if m not in (subject, BASELINE_MUTEX) and m not in ignore
+        }
         if not others:
             continue
         best = max(others, key=others.get)

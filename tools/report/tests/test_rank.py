@@ -86,3 +86,20 @@ def test_cli_rank_plot_writes_the_figure_or_nothing(tmp_path, capsys):
         err = captured.err.strip().splitlines()
         assert len(err) == 1 and needle in err[0]
         assert not bad.exists()
+
+
+def test_ignored_mutexes_are_not_the_best_other(tmp_path, capsys):
+    # An A/B sweep: two copies of the subject must not be ranked against each other.
+    runs = _runs("adaptive", [100, 100, 100]) + _runs("adaptive_twin", [150, 150, 150]) + _runs("ttas", [80, 80, 80])
+    path = write_runs(tmp_path / "r.csv", runs)
+    (row,) = rank(load_results([path]), "adaptive")
+    assert row.best_other == "adaptive_twin"
+    (row,) = rank(load_results([path]), "adaptive", ignore=["adaptive_twin"])
+    assert row.best_other == "ttas" and abs(row.vs_best - 1.25) < 1e-9
+    assert cli.main(["rank", str(path), "--ignore", "adaptive_twin,nosuch"]) == 0
+    assert "| hot-handover boost_fiber lts=4 | 100 | ttas | 80 | 1.25 | n/a |" in capsys.readouterr().out
+    # Ignoring every other mutex, or the subject itself, is one error line.
+    for bad in (["--ignore", "adaptive_twin", "--ignore", "ttas"], ["--ignore", "adaptive"]):
+        assert cli.main(["rank", str(path), *bad]) == 2
+        captured = capsys.readouterr()
+        assert captured.out == "" and len(captured.err.strip().splitlines()) == 1
