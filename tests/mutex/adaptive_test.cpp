@@ -159,6 +159,29 @@ TEST(adaptive_mutex, an_lt_that_failed_once_is_not_starved_by_a_holder_that_neve
   run_victims_behind_a_holder_that_never_waits(/*victims_park=*/false, /*holder_yields=*/1);
 }
 
+// The unannounced spin never yields, so on one carrier it cannot end before
+// the holder runs again: it must stay short whatever the policy says. With
+// the largest max_backoff it is two of the waiter's longest backoffs (2 x
+// 2^16 pauses, milliseconds); uncapped, 2 x (2^32 - 1) would wrap to 2^32 - 2
+// pauses (minutes per lock()) and the watchdog would fire.
+TEST(adaptive_mutex, the_unannounced_spin_stays_short_with_the_largest_max_backoff) {
+  adaptive_mutex<boost_fiber_runtime> m(
+      wait_policy{}.with_max_backoff(std::numeric_limits<std::uint32_t>::max()).with_yield_every(1));
+  long counter = 0;
+  watchdog dog("adaptive unannounced spin with the largest max_backoff", 60s);
+  executor_options o;
+  o.carriers = 1;
+  run_lts_on_boost_fibers(o, 2, [&](unsigned) {
+    for (int i = 0; i < 20; ++i) {
+      m.lock();
+      boost_fiber_runtime::yield();  // the other LT runs, finds the word held and spins
+      ++counter;
+      m.unlock();
+    }
+  });
+  EXPECT_EQ(counter, 40);
+}
+
 // Which adapters keep an awake waiter per carrier (counting_runtime forwards).
 static_assert(idle_carriers_steal_v<os_thread_runtime>);
 static_assert(idle_carriers_steal_v<counting_runtime<os_thread_runtime>>);

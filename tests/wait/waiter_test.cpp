@@ -51,6 +51,13 @@ TEST(waiter, yield_every_zero_never_yields) {
   EXPECT_EQ(scripted_runtime::yields, 0);
 }
 
+// A check spins at most max_backoff pauses, and never more than the cap,
+// whatever the policy asks (adaptive_mutex's unannounced spin relies on it).
+static_assert(waiter<scripted_runtime>::longest_backoff(wait_policy{}.with_max_backoff(8)) == 8);
+static_assert(waiter<scripted_runtime>::longest_backoff(wait_policy{}.with_max_backoff(0)) == 0);
+static_assert(waiter<scripted_runtime>::longest_backoff(wait_policy{}.with_max_backoff(0xffffffffu)) ==
+              waiter<scripted_runtime>::longest_backoff_cap);
+
 TEST(wait_policy, runtime_defaults_are_picked_up) {
   EXPECT_EQ(default_wait_policy<scripted_runtime>(), wait_policy{});
   EXPECT_EQ(default_wait_policy<os_thread_runtime>(), os_thread_runtime::default_wait_policy());

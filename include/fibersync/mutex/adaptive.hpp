@@ -148,19 +148,20 @@ class adaptive_mutex {
   void note_barge() noexcept { ++barges_; }
 
   // Before it counts itself in the word, a waiter spins for two of the
-  // policy's longest backoffs (2 x max_backoff pauses: 8 on fibers, 128 on
-  // OS threads), reading the word after every pause and trying as soon as it
-  // reads it free (try_lock() reads before its CAS, so a held word costs a
-  // read of a shared line, no write). A short critical section on
-  // another carrier is over by then, and the announcement is saved: the
-  // waiter's count would take the word's line from the holder, whose
-  // unlock CAS would then fail and go round unlock_slow() (measured:
-  // docs/ADAPTIVE.md, findings 8 and 9). It never yields, so it never leaves
-  // an uncounted waiter in a ready queue behind a holder that never waits
-  // (the session 4 hang, "Liveness"); a waiter that yields is counted.
+  // waiter's longest backoffs (2 x max_backoff pauses: 8 on fibers, 128 on
+  // OS threads; none with max_backoff 0), reading the word after every
+  // pause and trying as soon as it reads it free (try_lock() reads before
+  // its CAS: while the word is held, each poll only reads its cache line
+  // and writes nothing). A short critical section on another carrier is
+  // over by then, and the announcement is saved: the waiter's count would
+  // take the word's line from the holder, whose unlock CAS would then fail
+  // and go round unlock_slow() (measured: docs/ADAPTIVE.md, findings 8 and
+  // 9). It never yields, so it never leaves an uncounted waiter in a ready
+  // queue behind a holder that never waits (the session 4 hang,
+  // "Liveness"); a waiter that yields is counted.
   static constexpr std::uint32_t unannounced_backoffs = 2;
   bool spin_unannounced() noexcept {
-    const std::uint32_t pauses = unannounced_backoffs * policy_.max_backoff;
+    const std::uint32_t pauses = unannounced_backoffs * waiter<R>::longest_backoff(policy_);  // <= 2^17
     for (std::uint32_t pause = 0; pause < pauses; ++pause) {
       (cpu_relax)();
       if (try_lock()) return true;

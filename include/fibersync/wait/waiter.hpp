@@ -27,6 +27,12 @@ class waiter {
  public:
   explicit constexpr waiter(const wait_policy& policy) noexcept : policy_(policy) {}
 
+  // The most pauses one failed check spins, whatever the policy asks.
+  static constexpr std::uint32_t longest_backoff_cap = std::uint32_t{1} << 16;
+  static constexpr std::uint32_t longest_backoff(const wait_policy& policy) noexcept {
+    return std::min(policy.max_backoff, longest_backoff_cap);
+  }
+
   // Records one failed check and pays for it with a spin or a yield.
   // Returns true once the caller should stop spinning and suspend.
   bool on_failure(bool may_suspend) noexcept {
@@ -38,8 +44,8 @@ class waiter {
       R::yield();
       return false;
     }
-    const std::uint32_t shift = std::min<std::uint32_t>(failures_, 16);
-    const std::uint32_t pauses = std::min<std::uint32_t>(std::uint32_t{1} << shift, policy_.max_backoff);
+    const std::uint32_t shift = std::min<std::uint32_t>(failures_, 16);  // 2^16 = longest_backoff_cap
+    const std::uint32_t pauses = std::min(std::uint32_t{1} << shift, longest_backoff(policy_));
     for (std::uint32_t i = 0; i < pauses; ++i) (cpu_relax)();
     return false;
   }
