@@ -67,12 +67,18 @@ def _cmd_rank(args: argparse.Namespace) -> int:
         results = load_results(args.results)
     except LoadError as exc:
         return _error(str(exc))
-    ignore = [m for part in args.ignore for m in part.split(",") if m]
+    ignore = sorted({m.strip() for part in args.ignore for m in part.split(",") if m.strip()})
     if args.mutex in ignore:
         return _error(f"--ignore names the ranked mutex {args.mutex}")
+    # A misspelt name would leave the copy it meant in the comparison, silently.
+    present = {run.get("mutex") for run in results.runs}
+    unknown = [m for m in ignore if m not in present]
+    if unknown:
+        return _error(f"--ignore: no run has mutex {', '.join(unknown)}")
     rows = rank(results, args.mutex, ignore)
     if not rows:
-        return _error(f"no configuration has {args.mutex} and another fibersync mutex")
+        after = f" (after --ignore {','.join(ignore)})" if ignore else ""
+        return _error(f"no configuration has {args.mutex} and another fibersync mutex{after}")
     if args.plot:
         from .rank import write_rank_figure
 
@@ -80,7 +86,7 @@ def _cmd_rank(args: argparse.Namespace) -> int:
             write_rank_figure(rows, args.mutex, args.plot)
         except ValueError as exc:
             return _error(str(exc))
-    sys.stdout.write(format_rank(rows, args.mutex, worst=args.worst))
+    sys.stdout.write(format_rank(rows, args.mutex, worst=args.worst, ignored=ignore))
     return EXIT_OK
 
 

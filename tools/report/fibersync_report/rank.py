@@ -45,6 +45,7 @@ class RankRow:
 def rank(results: Results, subject: str, ignore: Sequence[str] = ()) -> list[RankRow]:
     """One row per configuration that has `subject` and another fibersync mutex
     (not in `ignore`)."""
+    left_out = frozenset((ignore,) if isinstance(ignore, str) else ignore)  # a bare string is one name
     samples: dict[tuple, dict[str, list[float]]] = {}
     points: dict[tuple, dict[str, Any]] = {}
     for run in results.runs:
@@ -61,7 +62,7 @@ def rank(results: Results, subject: str, ignore: Sequence[str] = ()) -> list[Ran
         others = {
             m: statistics.median(v)
             for m, v in by_mutex.items()
-            if m not in (subject, BASELINE_MUTEX) and m not in ignore
+            if m not in (subject, BASELINE_MUTEX) and m not in left_out
         }
         if not others:
             continue
@@ -80,8 +81,11 @@ def _describe(point: dict[str, Any]) -> str:
     return " ".join(parts)
 
 
-def format_rank(rows: Sequence[RankRow], subject: str, worst: int = 15, best_floor: float = 0.9) -> str:
-    """Markdown: totals, then the `worst` configurations by ratio to the best."""
+def format_rank(
+    rows: Sequence[RankRow], subject: str, worst: int = 15, best_floor: float = 0.9, ignored: Sequence[str] = ()
+) -> str:
+    """Markdown: totals, then the `worst` configurations by ratio to the best
+    (and the mutexes left out of the comparison, if any)."""
     if not rows:
         return f"no configuration has {subject} and another fibersync mutex\n"
     within = sum(r.vs_best >= best_floor for r in rows)
@@ -93,6 +97,10 @@ def format_rank(rows: Sequence[RankRow], subject: str, worst: int = 15, best_flo
         f"in {within} ({within / len(rows):.0%}); median ratio to best {statistics.median(ratios):.3f}, "
         f"worst {ratios[0]:.3f}",
         f"{subject} >= library in {at_least_lib} of {len(lib_rows)} configurations with a library mutex",
+    ]
+    if ignored:
+        lines.append(f"left out of the comparison: {', '.join(ignored)}")
+    lines += [
         "",
         f"| configuration | {subject} (acq/ms) | best other | its acq/ms | ratio to best | ratio to library |",
         "|---|---|---|---|---|---|",

@@ -96,10 +96,20 @@ def test_ignored_mutexes_are_not_the_best_other(tmp_path, capsys):
     assert row.best_other == "adaptive_twin"
     (row,) = rank(load_results([path]), "adaptive", ignore=["adaptive_twin"])
     assert row.best_other == "ttas" and abs(row.vs_best - 1.25) < 1e-9
-    assert cli.main(["rank", str(path), "--ignore", "adaptive_twin,nosuch"]) == 0
-    assert "| hot-handover boost_fiber lts=4 | 100 | ttas | 80 | 1.25 | n/a |" in capsys.readouterr().out
-    # Ignoring every other mutex, or the subject itself, is one error line.
-    for bad in (["--ignore", "adaptive_twin", "--ignore", "ttas"], ["--ignore", "adaptive"]):
+    # A bare string is one name, not a set of characters or substrings.
+    (row,) = rank(load_results([path]), "adaptive", ignore="adaptive_twin")
+    assert row.best_other == "ttas"
+    assert cli.main(["rank", str(path), "--ignore", "adaptive_twin, "]) == 0
+    out = capsys.readouterr().out
+    assert "| hot-handover boost_fiber lts=4 | 100 | ttas | 80 | 1.25 | n/a |" in out
+    assert "left out of the comparison: adaptive_twin" in out
+    # A misspelt name, the subject itself, or nothing left to compare: one error line each.
+    for bad, needle in (
+        (["--ignore", "adaptive_twni"], "no run has mutex adaptive_twni"),
+        (["--ignore", "adaptive"], "names the ranked mutex adaptive"),
+        (["--ignore", "adaptive_twin", "--ignore", "ttas"], "after --ignore adaptive_twin,ttas"),
+    ):
         assert cli.main(["rank", str(path), *bad]) == 2
         captured = capsys.readouterr()
-        assert captured.out == "" and len(captured.err.strip().splitlines()) == 1
+        err = captured.err.strip().splitlines()
+        assert captured.out == "" and len(err) == 1 and needle in err[0], err
