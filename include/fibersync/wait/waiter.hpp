@@ -28,7 +28,8 @@ class waiter {
   explicit constexpr waiter(const wait_policy& policy) noexcept : policy_(policy) {}
 
   // The most pauses one failed check spins, whatever the policy asks.
-  static constexpr std::uint32_t longest_backoff_cap = std::uint32_t{1} << 16;
+  static constexpr std::uint32_t longest_backoff_shift = 16;
+  static constexpr std::uint32_t longest_backoff_cap = std::uint32_t{1} << longest_backoff_shift;
   static constexpr std::uint32_t longest_backoff(const wait_policy& policy) noexcept {
     return std::min(policy.max_backoff, longest_backoff_cap);
   }
@@ -44,7 +45,7 @@ class waiter {
       R::yield();
       return false;
     }
-    const std::uint32_t shift = std::min<std::uint32_t>(failures_, 16);  // 2^16 = longest_backoff_cap
+    const std::uint32_t shift = std::min(failures_, longest_backoff_shift);
     const std::uint32_t pauses = std::min(std::uint32_t{1} << shift, longest_backoff(policy_));
     for (std::uint32_t i = 0; i < pauses; ++i) (cpu_relax)();
     return false;

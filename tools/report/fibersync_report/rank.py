@@ -45,7 +45,8 @@ class RankRow:
 def rank(results: Results, subject: str, ignore: Sequence[str] = ()) -> list[RankRow]:
     """One row per configuration that has `subject` and another fibersync mutex
     (not in `ignore`)."""
-    left_out = frozenset((ignore,) if isinstance(ignore, str) else ignore)  # a bare string is one name
+    # Never the best other: the subject, the library, and the ignored (a bare string is one name).
+    not_others = {subject, BASELINE_MUTEX, *((ignore,) if isinstance(ignore, str) else ignore)}
     samples: dict[tuple, dict[str, list[float]]] = {}
     points: dict[tuple, dict[str, Any]] = {}
     for run in results.runs:
@@ -59,11 +60,7 @@ def rank(results: Results, subject: str, ignore: Sequence[str] = ()) -> list[Ran
     for key, by_mutex in samples.items():
         if subject not in by_mutex:
             continue
-        others = {
-            m: statistics.median(v)
-            for m, v in by_mutex.items()
-            if m not in (subject, BASELINE_MUTEX) and m not in left_out
-        }
+        others = {m: statistics.median(v) for m, v in by_mutex.items() if m not in not_others}
         if not others:
             continue
         best = max(others, key=others.get)
