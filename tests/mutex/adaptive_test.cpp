@@ -70,7 +70,8 @@ TEST(adaptive_mutex, adversary_cannot_starve_queued_lts) {
   constexpr unsigned suspend_after = 4;
   adaptive_mutex<boost_fiber_runtime> m(wait_policy{}.with_yield_every(1).with_suspend_after(suspend_after), barge_limit);
   const adversary_stats s = run_adversary(m, victims, 200, 20000);
-  // A victim competes for suspend_after failed checks; between two of them
+  // A victim competes for at most suspend_after failed checks (one, while
+  // another victim competes); between two of them
   // every other LT runs once on the one carrier, so each costs at most
   // `victims` acquisitions. Then it parks behind at most the other victims,
   // and the front of the queue gets the lock at least every barge_limit + 1
@@ -182,6 +183,43 @@ TEST(adaptive_mutex, the_unannounced_spin_stays_short_with_the_largest_max_backo
   EXPECT_EQ(counter, 40);
 }
 
+// A second competing waiter parks at its first failed check, not after the
+// policy's suspend_after (4 here). One carrier: LT 0 holds the lock across 5
+// yields; LT 1 fails first and, the only competing waiter, keeps competing;
+// LT 2 then fails while LT 1 competes. It parks at once and its own wait
+// (its node) suspends at its 4th failed check, in its 4th turn. Had it
+// competed for 4 checks first, it would suspend only in its 7th turn.
+// Returns the suspends made before LT 0's unlock.
+std::uint64_t suspends_while_two_lts_compete(std::uint32_t suspend_after) {
+  using counted = counting_runtime<boost_fiber_runtime>;
+  adaptive_mutex<counted> m(wait_policy{}.with_yield_every(1).with_suspend_after(suspend_after));
+  std::atomic<bool> held{false};
+  std::uint64_t before_unlock = 0;
+  watchdog dog("adaptive second competing waiter", 60s);
+  executor_options o;
+  o.carriers = 1;
+  counted::reset();
+  run_lts_on_boost_fibers(o, 3, [&](unsigned lt) {
+    if (lt == 0) {
+      m.lock();
+      held.store(true, std::memory_order_relaxed);
+      for (int i = 0; i < 5; ++i) boost_fiber_runtime::yield();  // LTs 1 and 2 fail each time
+      before_unlock = counted::totals().suspends;
+      m.unlock();
+      return;
+    }
+    while (!held.load(std::memory_order_relaxed)) boost_fiber_runtime::yield();
+    m.lock();
+    m.unlock();
+  });
+  return before_unlock;
+}
+
+TEST(adaptive_mutex, a_second_competing_waiter_parks_at_its_first_failed_check) {
+  EXPECT_EQ(suspends_while_two_lts_compete(4), 1u);  // LT 2; LT 1 is the last competing waiter
+  EXPECT_EQ(suspends_while_two_lts_compete(0), 0u);  // a policy that never suspends
+}
+
 // Which adapters keep an awake waiter per carrier (counting_runtime forwards).
 static_assert(idle_carriers_steal_v<os_thread_runtime>);
 static_assert(idle_carriers_steal_v<counting_runtime<os_thread_runtime>>);
@@ -209,9 +247,10 @@ struct assigned_carriers_runtime {
   static unsigned carrier() { return carrier_of[current()]; }
 };
 
-// LT 0 holds the lock across yields; three waiters fail long enough to park:
-// LT 1 alone on carrier 1, LTs 2 and 3 together on carrier 0. Returns the
-// suspends per carrier.
+// LT 0 holds the lock across yields; three waiters fail in turn, long
+// enough to park: LTs 1 and 2 together on carrier 0, LT 3 alone on carrier
+// 1. LT 1, the first, is the only competing waiter when it fails, so it
+// never parks. Returns the suspends per carrier.
 template <bool IdleCarriersSteal>
 std::map<unsigned, unsigned> park_waiters_on_assigned_carriers() {
   using R = assigned_carriers_runtime<IdleCarriersSteal>;
@@ -222,7 +261,7 @@ std::map<unsigned, unsigned> park_waiters_on_assigned_carriers() {
   executor_options o;
   o.carriers = 1;
   run_lts_on_boost_fibers(o, 4, [&](unsigned lt) {
-    R::carrier_of[R::current()] = lt == 1 ? 1 : 0;
+    R::carrier_of[R::current()] = lt == 3 ? 1 : 0;
     if (lt == 0) {
       m.lock();
       for (int i = 0; i < 40; ++i) R::yield();  // each waiter fails 40 times
@@ -236,9 +275,9 @@ std::map<unsigned, unsigned> park_waiters_on_assigned_carriers() {
 }
 
 TEST(adaptive_mutex, the_last_awake_waiter_of_a_carrier_does_not_park_where_idle_carriers_do_not_steal) {
-  // LT 1 is the only waiter of carrier 1: parked, it would leave that carrier
-  // with nothing to run. Of carrier 0's two waiters the first parks, the
-  // second (then the carrier's last awake one) does not.
+  // LT 3 is the only waiter of carrier 1: parked, it would leave that carrier
+  // with nothing to run, so it does not park although LT 1 competes. Of
+  // carrier 0's two waiters LT 2 parks.
   auto suspends = park_waiters_on_assigned_carriers</*IdleCarriersSteal=*/false>();
   EXPECT_EQ(suspends[1], 0u);
   EXPECT_EQ(suspends[0], 1u);
@@ -246,7 +285,7 @@ TEST(adaptive_mutex, the_last_awake_waiter_of_a_carrier_does_not_park_where_idle
 
 TEST(adaptive_mutex, where_idle_carriers_steal_only_the_last_competing_waiter_stays_awake) {
   // The control: the same schedule, where parking never idles a carrier.
-  // LTs 1 and 2 park; LT 3, then the last competing waiter, does not.
+  // LTs 2 and 3 park; LT 1, the last competing waiter, does not.
   auto suspends = park_waiters_on_assigned_carriers</*IdleCarriersSteal=*/true>();
   EXPECT_EQ(suspends[1], 1u);
   EXPECT_EQ(suspends[0], 1u);
@@ -286,7 +325,7 @@ TEST(adaptive_mutex, queued_os_threads_progress_against_a_tight_loop) {
 }
 
 // A policy that never yields: the victims must still finish (they park
-// after suspend_after checks while others compete, and the barge limit
+// at their first failed check while others compete, and the barge limit
 // hands them the lock); the test checks only that they finish.
 TEST(adaptive_mutex, queued_os_threads_progress_with_a_policy_that_never_yields) {
   os_threads_progress_against_a_tight_loop(wait_policy{}.with_yield_every(0).with_suspend_after(8));

@@ -5,9 +5,10 @@
 //   competing and a count of parked waiters. A waiter first spins briefly
 //   without a trace in the word (polling it, no yield); then it counts
 //   itself and competes for the word with the runtime's wait policy
-//   (spin -> yield), as in TTAS; after `suspend_after` failed checks, and
-//   only while another waiter keeps competing (on the same carrier too,
-//   where idle carriers do not steal work), it parks in a FIFO queue.
+//   (spin -> yield), as in TTAS; it parks in a FIFO queue at its first
+//   failed check made while another waiter competes (while it is the only
+//   one, and, where idle carriers do not steal work, the only awake one of
+//   its carrier, it keeps competing).
 //   unlock() frees the word and wakes the oldest parked waiter unless one
 //   is already awake (WOKEN); a woken waiter that loses re-parks at the
 //   front. After `barge_limit` acquisitions made while others waited,
@@ -33,6 +34,7 @@
 // Not reentrant. Meets Lockable.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <type_traits>
@@ -169,6 +171,22 @@ class adaptive_mutex {
     return false;
   }
 
+  // A competing waiter parks at its first failed check while another waiter
+  // competes (a policy that never suspends still never does). One awake
+  // waiter takes a released word at once; a second adds nothing but a share
+  // of the word's cache line and of the carriers. Where threads outnumber
+  // cores its spins and yields are what the holder's own yields (or its
+  // preemption) switch to: high-contention on OS threads at 4-64 threads ran
+  // at 0.54-0.84 of std::mutex with the policy's 8 checks, 0.85-1.33 with
+  // one (docs/ADAPTIVE.md, finding 10). A parked waiter's own wait (its
+  // node) keeps the policy's thresholds.
+  static constexpr std::uint32_t competing_checks_before_park = 1;
+  wait_policy competing_policy() const noexcept {
+    wait_policy p = policy_;
+    p.suspend_after = std::min(p.suspend_after, competing_checks_before_park);
+    return p;
+  }
+
   // An LT in lock_slow() is counted in exactly one place of the word (after
   // spin_unannounced()): as competing, as parked, or as the woken waiter
   // (WOKEN).
@@ -179,7 +197,7 @@ class adaptive_mutex {
     word_.fetch_add(competing_one, std::memory_order_relaxed);
     for (;;) {
       carrier_seat seat = awake_.sit_down();  // awake: competing, or woken
-      waiter<R> w(policy_);
+      waiter<R> w(competing_policy());
       for (;;) {
         word_type seen = word_.load(std::memory_order_relaxed);
         if (was_woken && (seen & reserved) != 0) {
