@@ -4,6 +4,7 @@
 #include <sched.h>
 
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "fibersync/bench/driver.hpp"
 #include "fibersync/bench/mutex_list.hpp"
 #include "fibersync/bench/text_stats.hpp"
+#include <nlohmann/json.hpp>
 #include "fibersync/runtime/os_thread_executor.hpp"
 
 using namespace fibersync::bench;
@@ -35,14 +37,14 @@ struct test_traits {
   static unsigned carrier() { return 0; }
 };
 
-int run_cli(const std::string& mutex, const std::string& out, const char* lts = "2") {
+int run_cli(const std::string& mutex, const std::string& out, const char* lts = "2", const char* shards = "1") {
   auto d = std::make_unique<basic_driver<test_traits>>();
   add_fibersync_mutexes(*d);
   d->add_mutex<broken_mutex>("broken", false);
   d->add_mutex<std::mutex>("library", false);
   registry::instance().add(std::move(d));
   std::vector<std::string> args = {"fibersync-bench", "--preset", "text-stats", "--runtime", "test_threads",
-                                   "--mutex", mutex, "--lts", lts, "--reps", "1", "--set", "text_shards=1",
+                                   "--mutex", mutex, "--lts", lts, "--reps", "1", "--set", std::string("text_shards=") + shards,
                                    "--set", "text_lines=100000", "--set", "yield_after_unlock=false", "--out", out};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
@@ -76,4 +78,26 @@ TEST(BenchTextStats, BrokenMutexFailsVerification) {
   for (int attempt = 0; attempt < 10 && rc != 1; ++attempt)
     rc = run_cli("broken", std::string(FIBERSYNC_BENCH_TEST_DIR) + "/broken", "8");
   EXPECT_EQ(rc, 1);
+}
+
+TEST(BenchTextStats, BypassIsCountedPerShard) {
+  // Each shard numbers its own acquisitions. With one counter for all shards
+  // two holders of different shards raced on it: numbers went backwards and
+  // bypass_max read 2^64 - 1.
+  const std::string out = std::string(FIBERSYNC_BENCH_TEST_DIR) + "/sharded";
+  ASSERT_EQ(run_cli("ttas", out, "4", "16"), 0);
+  std::ifstream in(out + ".json");
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  ASSERT_EQ(doc["runs"].size(), 1u);
+  const nlohmann::json& run = doc["runs"][0];
+  const auto acquisitions = run["acquisitions"].get<std::uint64_t>();
+  std::uint64_t sum = 0;
+  for (const auto& n : run["per_lt_acquisitions"]) sum += n.get<std::uint64_t>();
+  EXPECT_EQ(sum, acquisitions);
+  ASSERT_TRUE(run["bypass_max"].is_number());
+  // Between two of one LT's acquisitions of a shard, the others made at most
+  // all of theirs.
+  EXPECT_LT(run["bypass_max"].get<double>(), static_cast<double>(acquisitions));
+  EXPECT_LT(run["bypass_mean"].get<double>(), static_cast<double>(acquisitions) / 16);
+  EXPECT_TRUE(run["verified"].get<bool>());
 }

@@ -122,15 +122,21 @@ class state {
   // Records one acquisition (called inside the critical section or right
   // after unlock with the values read inside it).
   void record(lt_counters& me, phase p, std::uint64_t seq, std::uint64_t wait_ticks, bool migrated) {
+    record(me, p, seq, me.last_seq, wait_ticks, migrated);
+  }
+  // The same, where each of several mutexes numbers its own acquisitions:
+  // last_seq is this LT's previous number from the same mutex.
+  void record(lt_counters& me, phase p, std::uint64_t seq, std::uint64_t& last_seq, std::uint64_t wait_ticks,
+              bool migrated) {
     if (p == phase::measuring) {
       ++me.acquisitions;
-      if (me.last_seq != ~std::uint64_t{0}) me.bypass.add(seq - me.last_seq - 1);
+      if (last_seq != ~std::uint64_t{0}) me.bypass.add(seq - last_seq - 1);
       if (cfg.latency) {
         if (migrated) ++me.latency_migrated;
         else me.latency_ticks.add(wait_ticks);
       }
     }
-    me.last_seq = seq;
+    last_seq = seq;
   }
 
   // Inside the critical section: where this acquisition runs, compared with
