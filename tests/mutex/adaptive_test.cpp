@@ -183,13 +183,15 @@ TEST(adaptive_mutex, the_unannounced_spin_stays_short_with_the_largest_max_backo
 }
 
 // A second competing waiter parks at its first failed check, not after the
-// policy's suspend_after (4 here). One carrier: LT 0 holds the lock across 5
+// policy's suspend_after (4 here), and on its node it suspends at its first
+// failed check too. One carrier: LT 0 holds the lock across `holder_yields`
 // yields; LT 1 fails first and, the only competing waiter, keeps competing;
-// LT 2 then fails while LT 1 competes. It parks at once and its own wait
-// (its node) suspends at its 4th failed check, in its 4th turn. Had it
-// competed for 4 checks first, it would suspend only in its 7th turn.
+// LT 2 then fails while LT 1 competes. It parks at once and suspends in the
+// same turn. Had it competed for 4 checks first, it would suspend only in
+// its 4th turn (5 holder yields see that); had it waited on its node with
+// the policy's 4 checks (session 10), also in its 4th turn (2 see that).
 // Returns the suspends made before LT 0's unlock.
-std::uint64_t suspends_while_two_lts_compete(std::uint32_t suspend_after) {
+std::uint64_t suspends_while_two_lts_compete(std::uint32_t suspend_after, int holder_yields = 5) {
   using counted = counting_runtime<boost_fiber_runtime>;
   adaptive_mutex<counted> m(wait_policy{}.with_yield_every(1).with_suspend_after(suspend_after));
   std::atomic<bool> held{false};
@@ -202,7 +204,7 @@ std::uint64_t suspends_while_two_lts_compete(std::uint32_t suspend_after) {
     if (lt == 0) {
       m.lock();
       held.store(true, std::memory_order_relaxed);
-      for (int i = 0; i < 5; ++i) boost_fiber_runtime::yield();  // LTs 1 and 2 fail each time
+      for (int i = 0; i < holder_yields; ++i) boost_fiber_runtime::yield();  // LTs 1 and 2 fail each time
       before_unlock = counted::totals().suspends;
       m.unlock();
       return;
@@ -217,6 +219,11 @@ std::uint64_t suspends_while_two_lts_compete(std::uint32_t suspend_after) {
 TEST(adaptive_mutex, a_second_competing_waiter_parks_at_its_first_failed_check) {
   EXPECT_EQ(suspends_while_two_lts_compete(4), 1u);  // LT 2; LT 1 is the last competing waiter
   EXPECT_EQ(suspends_while_two_lts_compete(0), 0u);  // a policy that never suspends
+}
+
+TEST(adaptive_mutex, a_parked_waiter_suspends_at_its_first_failed_check) {
+  EXPECT_EQ(suspends_while_two_lts_compete(4, /*holder_yields=*/2), 1u);
+  EXPECT_EQ(suspends_while_two_lts_compete(0, /*holder_yields=*/2), 0u);
 }
 
 // Which adapters keep an awake waiter per carrier (counting_runtime forwards).

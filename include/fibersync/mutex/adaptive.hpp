@@ -25,7 +25,7 @@
 // Waits: lock() on the word (an unannounced spin of 2 x max_backoff
 //   pauses, then spin -> yield; the last competing waiter never parks,
 //   nor, where idle carriers do not steal, the last awake one of a
-//   carrier); parked, on its own node (spin -> yield -> suspend); the
+//   carrier); parked, on its own node (one check, then suspend); the
 //   queue guard (spin -> yield, a few pointer writes). unlock() yields
 //   once every barge_limit + 1 contended acquisitions when nobody is
 //   parked.
@@ -178,8 +178,12 @@ class adaptive_mutex {
   // cores its spins and yields are what the holder's own yields (or its
   // preemption) switch to: high-contention on OS threads at 4-64 threads ran
   // at 0.54-0.84 of std::mutex with the policy's 8 checks, 0.85-1.33 with
-  // one (docs/ADAPTIVE.md, finding 10). A parked waiter's own wait (its
-  // node) keeps the policy's thresholds.
+  // one (docs/ADAPTIVE.md, finding 10). A parked waiter waits on its node
+  // with the same policy: it suspends at its first failed check. It cannot
+  // take the word before unlock() wakes it, and spinning or yielding on its
+  // node only took carrier time from the LTs that can: on the fiber
+  // runtimes it yielded up to suspend_after (32) times and then suspended
+  // all the same (finding 11).
   static constexpr std::uint32_t competing_checks_before_park = 1;
   wait_policy competing_policy() const noexcept {
     wait_policy p = policy_;
@@ -281,7 +285,7 @@ class adaptive_mutex {
       tail_ = self;
     }
     guard_unlock();
-    self->flag.await(policy_);
+    self->flag.await(competing_policy());
     return true;
   }
 
