@@ -185,13 +185,13 @@ TEST(adaptive_mutex, the_unannounced_spin_stays_short_with_the_largest_max_backo
 // A second competing waiter parks at its first failed check, not after the
 // policy's suspend_after (4 here), and on its node it suspends at its first
 // failed check too. One carrier: LT 0 holds the lock across `holder_yields`
-// yields; LT 1 fails first and, the only competing waiter, keeps competing;
-// LT 2 then fails while LT 1 competes. It parks at once and suspends in the
-// same turn. Had it competed for 4 checks first, it would suspend only in
-// its 4th turn (5 holder yields see that); had it waited on its node with
-// the policy's 4 checks (session 10), also in its 4th turn (2 see that).
+// yields; LT 1 fails first and, the only competing waiter, keeps competing
+// (it never suspends); LT 2 then fails while LT 1 competes, parks at once and
+// suspends in the same turn. Had it competed for 4 checks first (session 9),
+// or waited on its node for the policy's 4 checks (session 10), it would
+// suspend only in its 4th turn: with 2 holder yields, not before the unlock.
 // Returns the suspends made before LT 0's unlock.
-std::uint64_t suspends_while_two_lts_compete(std::uint32_t suspend_after, int holder_yields = 5) {
+std::uint64_t suspends_while_two_lts_compete(std::uint32_t suspend_after, int holder_yields) {
   using counted = counting_runtime<boost_fiber_runtime>;
   adaptive_mutex<counted> m(wait_policy{}.with_yield_every(1).with_suspend_after(suspend_after));
   std::atomic<bool> held{false};
@@ -216,14 +216,11 @@ std::uint64_t suspends_while_two_lts_compete(std::uint32_t suspend_after, int ho
   return before_unlock;
 }
 
-TEST(adaptive_mutex, a_second_competing_waiter_parks_at_its_first_failed_check) {
-  EXPECT_EQ(suspends_while_two_lts_compete(4), 1u);  // LT 2; LT 1 is the last competing waiter
-  EXPECT_EQ(suspends_while_two_lts_compete(0), 0u);  // a policy that never suspends
-}
-
-TEST(adaptive_mutex, a_parked_waiter_suspends_at_its_first_failed_check) {
-  EXPECT_EQ(suspends_while_two_lts_compete(4, /*holder_yields=*/2), 1u);
-  EXPECT_EQ(suspends_while_two_lts_compete(0, /*holder_yields=*/2), 0u);
+TEST(adaptive_mutex, a_second_competing_waiter_parks_and_suspends_at_its_first_failed_check) {
+  EXPECT_EQ(suspends_while_two_lts_compete(4, /*holder_yields=*/2), 1u);  // LT 2, in its first turn
+  EXPECT_EQ(suspends_while_two_lts_compete(4, /*holder_yields=*/5), 1u);  // LT 1, the last competing waiter, never
+  EXPECT_EQ(suspends_while_two_lts_compete(0, /*holder_yields=*/2), 0u);  // a policy that never suspends
+  EXPECT_EQ(suspends_while_two_lts_compete(0, /*holder_yields=*/5), 0u);
 }
 
 // Which adapters keep an awake waiter per carrier (counting_runtime forwards).
