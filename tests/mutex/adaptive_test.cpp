@@ -72,9 +72,9 @@ TEST(adaptive_mutex, adversary_cannot_starve_queued_lts) {
   const adversary_stats s = run_adversary(m, victims, 200, 20000);
   // A victim competes for at most suspend_after failed checks (one, while
   // another victim competes); between two of them every other LT runs once
-  // on the one carrier, so each costs at most `victims` acquisitions. Then it parks behind at most the other victims,
-  // and the front of the queue gets the lock at least every barge_limit + 1
-  // acquisitions. (Its unannounced spin before them never yields, so on
+  // on the one carrier, so each costs at most `victims` acquisitions. Then
+  // it parks behind at most the other victims, and the front of the queue
+  // gets the lock at least every barge_limit + 1 acquisitions. (Its unannounced spin before them never yields, so on
   // one carrier they cost no acquisitions. The control below reaches ~2000.)
   EXPECT_LE(s.worst_bypass,
             static_cast<long>(suspend_after * victims + (victims - 1) * (barge_limit + 1) + barge_limit));

@@ -56,7 +56,7 @@ class adaptive_mutex {
 
   adaptive_mutex() noexcept : adaptive_mutex(default_wait_policy<R>()) {}
   explicit adaptive_mutex(const wait_policy& policy, std::uint32_t barge_limit = default_barge_limit) noexcept
-      : policy_(policy), barge_limit_(barge_limit) {}
+      : policy_(park_at_first_failure(policy)), barge_limit_(barge_limit) {}
   adaptive_mutex(const adaptive_mutex&) = delete;
   adaptive_mutex& operator=(const adaptive_mutex&) = delete;
 
@@ -171,24 +171,23 @@ class adaptive_mutex {
     return false;
   }
 
-  // A competing waiter parks at its first failed check while another waiter
-  // competes (a policy that never suspends still never does). One awake
-  // waiter takes a released word at once; a second adds nothing but a share
-  // of the word's cache line and of the carriers. Where threads outnumber
-  // cores its spins and yields are what the holder's own yields (or its
-  // preemption) switch to: high-contention on OS threads at 4-64 threads ran
-  // at 0.54-0.84 of std::mutex with the policy's 8 checks, 0.85-1.33 with
-  // one (docs/ADAPTIVE.md, finding 10). A parked waiter waits on its node
-  // with the same policy: it suspends at its first failed check. It cannot
-  // take the word before unlock() wakes it, and spinning or yielding on its
-  // node only took carrier time from the LTs that can: on the fiber
-  // runtimes it yielded up to suspend_after (32) times and then suspended
-  // all the same (finding 11).
-  static constexpr std::uint32_t competing_checks_before_park = 1;
-  wait_policy competing_policy() const noexcept {
-    wait_policy p = policy_;
-    p.suspend_after = std::min(p.suspend_after, competing_checks_before_park);
-    return p;
+  // Every wait of this lock that may end in a park or a suspend ends there
+  // at its first failed check: a competing waiter parks at its first failed
+  // check made while another waiter competes, and a parked waiter suspends
+  // at its first failed check on its node (a policy that never suspends
+  // still never does; the other waits, the unannounced spin and the guard,
+  // never suspend). One awake waiter takes a released word at once; a second
+  // adds nothing but a share of the word's cache line and of the carriers.
+  // Where threads outnumber cores its spins and yields are what the holder's
+  // own yields (or its preemption) switch to: high-contention on OS threads
+  // at 4-64 threads ran at 0.54-0.84 of std::mutex with the policy's 8
+  // checks, 0.85-1.33 with one (docs/ADAPTIVE.md, finding 10). A parked
+  // waiter cannot take the word before unlock() wakes it: on the fiber
+  // runtimes it used to yield suspend_after (32) times on its node and then
+  // suspend all the same (finding 11).
+  static wait_policy park_at_first_failure(wait_policy policy) noexcept {
+    policy.suspend_after = std::min(policy.suspend_after, std::uint32_t{1});
+    return policy;
   }
 
   // An LT in lock_slow() is counted in exactly one place of the word (after
@@ -201,7 +200,7 @@ class adaptive_mutex {
     word_.fetch_add(competing_one, std::memory_order_relaxed);
     for (;;) {
       carrier_seat seat = awake_.sit_down();  // awake: competing, or woken
-      waiter<R> w(competing_policy());
+      waiter<R> w(policy_);
       for (;;) {
         word_type seen = word_.load(std::memory_order_relaxed);
         if (was_woken && (seen & reserved) != 0) {
@@ -285,7 +284,7 @@ class adaptive_mutex {
       tail_ = self;
     }
     guard_unlock();
-    self->flag.await(competing_policy());
+    self->flag.await(policy_);
     return true;
   }
 
@@ -363,7 +362,7 @@ class adaptive_mutex {
   alignas(detail::cache_line_size) std::atomic<bool> guard_{false};  // guards head_, tail_ and the parked count
   node* head_ = nullptr;  // oldest parked waiter
   node* tail_ = nullptr;
-  wait_policy policy_;  // read-only after construction
+  wait_policy policy_;  // read-only after construction; suspend_after 0 or 1
   std::uint32_t barge_limit_;
   [[no_unique_address]] std::conditional_t<idle_carriers_steal_v<R>, no_awake_counts, awake_counts> awake_;
 };
