@@ -16,7 +16,9 @@
 // "parked" waiter during those yields, before it sleeps. Calling the futex
 // directly was measured (session 10, docs/runtimes.md "Known quirks"): a
 // lock that parks at once gained 1.6x under high contention, but mcs, clh,
-// cna, hmcs and numa_mcs lost a quarter to a third in hot-handover.
+// cna, hmcs and numa_mcs lost a quarter to a third in hot-handover with the
+// policy below; with suspend_after 16 they kept their throughput (session
+// 11, same place).
 #pragma once
 
 #include <sched.h>

@@ -209,11 +209,11 @@ class basic_driver : public runtime_driver {
     ex.cpus = carrier_cpus(cfg.pinning, cfg.carriers, install_topology(cfg.topology),
                            std::max(1u, std::thread::hardware_concurrency()));
     ex.shared_pool = cfg.abt_pools == "shared";
-    std::atomic<std::uint64_t> seq{0};
     nlohmann::json extra = nlohmann::json::object();
     const bool tracing = !env.trace.path.empty();
     if (tracing) trace::start(env.trace.buffer_records);
     if (cfg.workload == "loop") {
+      std::atomic<std::uint64_t> seq{0};
       auto m = make_mutex<M>(cfg);
       benchmark b = detail::loop_benchmark<Traits, M>(m->value, seq);
       Traits::run_lts(ex, cfg.lts, [&](unsigned lt) { b.body(st, lt); });
