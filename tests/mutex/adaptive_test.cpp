@@ -97,8 +97,11 @@ TEST(adaptive_mutex, without_the_barge_limit_the_adversary_starves_them) {
 // never runs. One carrier makes it deterministic: LT 0 holds the lock across
 // yields while the victims fail, then re-locks in a loop that never yields by
 // itself until the victims are done. Within barge_limit + 1 acquisitions LT 0
-// must yield: it waits for a word reserved for a woken victim, or yields in
-// unlock() when the victims only compete.
+// must yield, in unlock(): the victims only compete, or the woken one has not
+// run since its wake. LT 0 never has to wait: a word is reserved (or handed)
+// only for a woken victim that has run and lost it (docs/ADAPTIVE.md, finding
+// 13); the session 11 lock reserved it for the woken victim still in the ready
+// queue, and LT 0 waited.
 //   victims_park: two victims, so one of them parks (the last competing
 //   waiter never parks) and is woken by LT 0's first unlock; otherwise one
 //   victim that only competes.
@@ -115,6 +118,7 @@ void run_victims_behind_a_holder_that_never_waits(bool victims_park, int holder_
   adaptive_mutex<counted> m(wait_policy{}.with_yield_every(1).with_suspend_after(suspend_after), barge_limit);
   std::atomic<unsigned> victims_done{0};
   long after_release = 0;  // LT 0's acquisitions after its first unlock
+  long holder_waits = 0;    // ... of them, the ones that found the word taken
   watchdog dog("adaptive victims behind a holder that never waits", 60s);
   executor_options o;
   o.carriers = 1;
@@ -130,14 +134,16 @@ void run_victims_behind_a_holder_that_never_waits(bool victims_park, int holder_
     for (int i = 0; i < holder_yields; ++i) boost_fiber_runtime::yield();  // each victim fails each time
     m.unlock();
     while (victims_done.load(std::memory_order_relaxed) != victims) {
-      m.lock();
+      if (!m.try_lock()) {
+        ++holder_waits;
+        m.lock();
+      }
       ++after_release;
       m.unlock();
     }
   });
   // The case under test: a victim parked (and was woken), or nobody did.
-  // Only a victim can park here: LT 0 waits only for a word reserved for a
-  // victim, which runs at LT 0's first yield (one carrier).
+  // Only a victim can park here: LT 0 never waits.
   const std::uint64_t suspends = counted::totals().suspends;
   if (victims_park) {
     EXPECT_GE(suspends, 1u);
@@ -145,6 +151,7 @@ void run_victims_behind_a_holder_that_never_waits(bool victims_park, int holder_
     EXPECT_EQ(suspends, 0u);
   }
   EXPECT_LE(after_release, static_cast<long>(victims * (barge_limit + 1)));
+  EXPECT_EQ(holder_waits, 0);
 }
 
 TEST(adaptive_mutex, a_woken_lt_is_not_starved_by_a_holder_that_never_waits) {
@@ -157,6 +164,61 @@ TEST(adaptive_mutex, a_competing_lt_is_not_starved_by_a_holder_that_never_waits)
 
 TEST(adaptive_mutex, an_lt_that_failed_once_is_not_starved_by_a_holder_that_never_waits) {
   run_victims_behind_a_holder_that_never_waits(/*victims_park=*/false, /*holder_yields=*/1);
+}
+
+// The patience limit: a woken waiter that does not get to run is handed the
+// lock after barge_limit x patience_factor acquisitions past waiters, even
+// though it never lost it. One carrier, barge_limit 1: LT 0 holds the lock
+// while LT 1 (the last competing waiter: it stays awake) and LT 2 (parks)
+// fail, then releases it, which wakes LT 2 to the back of the ready queue,
+// behind LT 1 and `loopers` LTs that re-lock in a loop. Each of those yields
+// only in unlock(), once per acquisition past waiters (barge_limit 1), and
+// then the next one runs: without the limit LT 2 would run, and acquire,
+// only after LT 1 and every looper had acquired once (4 x patience + 1).
+// With it, the 32nd acquisition past LT 2 reserves the word for it; the
+// loopers then wait, waiting yields, and LT 2 runs.
+TEST(adaptive_mutex, a_woken_lt_that_cannot_run_gets_the_lock_within_the_patience_limit) {
+  using M = adaptive_mutex<boost_fiber_runtime>;
+  constexpr std::uint32_t barge_limit = 1;
+  constexpr unsigned patience = barge_limit * M::patience_factor;
+  constexpr unsigned loopers = 4 * patience;
+  M m(wait_policy{}.with_yield_every(1).with_suspend_after(4), barge_limit);
+  std::atomic<bool> held{false}, released{false}, woken_done{false};
+  long total = 0;          // acquisitions, counted inside the critical sections
+  long woken_bypass = -1;  // acquisitions by others between LT 2's lock() and its acquisition
+  watchdog dog("adaptive patience limit", 60s);
+  executor_options o;
+  o.carriers = 1;
+  run_lts_on_boost_fibers(o, 3 + loopers, [&](unsigned lt) {
+    if (lt == 0) {
+      m.lock();
+      ++total;
+      held.store(true, std::memory_order_relaxed);
+      for (int i = 0; i < 4; ++i) boost_fiber_runtime::yield();  // LTs 1 and 2 fail; LT 2 parks
+      released.store(true, std::memory_order_relaxed);
+      m.unlock();
+      return;
+    }
+    if (lt <= 2) {
+      while (!held.load(std::memory_order_relaxed)) boost_fiber_runtime::yield();
+      const long arrival = total;
+      m.lock();
+      if (lt == 2) woken_bypass = total - arrival;
+      ++total;
+      m.unlock();
+      if (lt == 2) woken_done.store(true, std::memory_order_relaxed);
+      return;
+    }
+    while (!released.load(std::memory_order_relaxed)) boost_fiber_runtime::yield();
+    while (!woken_done.load(std::memory_order_relaxed)) {
+      m.lock();
+      ++total;
+      m.unlock();
+    }
+  });
+  std::printf("[ info     ] the woken LT was passed %ld times\n", woken_bypass);
+  EXPECT_GE(woken_bypass, 1);  // LT 1 at least passed it: it was woken, not handed the lock
+  EXPECT_LE(woken_bypass, static_cast<long>(patience));
 }
 
 // The unannounced spin never yields, so on one carrier it cannot end before

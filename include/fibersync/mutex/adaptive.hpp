@@ -1,10 +1,10 @@
 // adaptive.hpp: adaptive_mutex<R>, fibersync's own lock: competing waiters
 // like TTAS, a parking queue for the ones that waited long, bounded barging.
 //
-// Algorithm: one 64-bit word = LOCKED | WOKEN | RESERVED, a count of
-//   competing and a count of parked waiters. A waiter first spins briefly
-//   without a trace in the word (polling it, no yield); then it counts
-//   itself and competes for the word with the runtime's wait policy
+// Algorithm: one 64-bit word = LOCKED | WOKEN | RESERVED | WOKEN_LOST, a
+//   count of competing and a count of parked waiters. A waiter first spins
+//   briefly without a trace in the word (polling it, no yield); then it
+//   counts itself and competes for the word with the runtime's wait policy
 //   (spin -> yield), as in TTAS; it parks in a FIFO queue at its first
 //   failed check made while another waiter competes (while it is the only
 //   one, and, where idle carriers do not steal work, the only awake one of
@@ -12,23 +12,30 @@
 //   unlock() frees the word and wakes the oldest parked waiter unless one
 //   is already awake (WOKEN); a woken waiter that loses re-parks at the
 //   front. After `barge_limit` acquisitions made while others waited,
-//   unlock() reserves the word for the woken waiter, or hands it to the
-//   oldest parked one, or (waiters only compete) frees it and yields: on a
-//   cooperative runtime, an LT that re-locks without ever waiting must
-//   yield, or the waiters behind it in its carrier's ready queue never run
-//   (docs/ADAPTIVE.md, "Liveness").
+//   unlock() hands the lock to the woken (or oldest parked) waiter if it has
+//   run and lost the word since its wake (Go's rule); one that has not run
+//   may be a ready-queue round away, so unlock() frees the word and yields
+//   instead, once every barge_limit such acquisitions, and hands the lock to
+//   it whatever it did only after barge_limit x patience_factor (1024). The
+//   yield matters: on a cooperative runtime an LT that re-locks without ever
+//   waiting must yield, or the waiters behind it in its carrier's ready
+//   queue never run (docs/ADAPTIVE.md, "Liveness").
 // Paper: ours, from measurements (docs/ADAPTIVE.md). Ingredients: TTAS; Go's
-//   sync.Mutex (woken flag, front re-queue, starvation hand-off); the futex
-//   mutex's waiter count in the word (Drepper); qspinlock's one spinner.
+//   sync.Mutex (woken flag, front re-queue, hand-off to a waiter that lost);
+//   the futex mutex's waiter count in the word (Drepper); qspinlock's one
+//   spinner.
 // Fairness: a parked waiter is passed by at most about (parked ahead + 1) x
-//   (barge_limit + 1) acquisitions; before parking it competes like TTAS.
+//   (barge_limit + 1) acquisitions when every waiter woken ahead of it runs
+//   within barge_limit of them, and at most about (parked ahead + 1) x
+//   (barge_limit x patience_factor + 1) in any case; before parking it
+//   competes like TTAS.
 // Waits: lock() on the word (an unannounced spin of 2 x max_backoff
 //   pauses, then spin -> yield; the last competing waiter never parks,
 //   nor, where idle carriers do not steal, the last awake one of a
 //   carrier); parked, on its own node (one check, then suspend); the
 //   queue guard (spin -> yield, a few pointer writes). unlock() yields
-//   once every barge_limit + 1 contended acquisitions when nobody is
-//   parked.
+//   once every barge_limit acquisitions past waiters while a hand-off is
+//   due and nobody who has run can take it.
 // Space: two cache lines per mutex (three where idle carriers do not steal);
 //   one pooled node per parked LT.
 // Not reentrant. Meets Lockable.
@@ -53,10 +60,15 @@ template <runtime R>
 class adaptive_mutex {
  public:
   static constexpr std::uint32_t default_barge_limit = 32;
+  // After barge_limit x this many acquisitions past waiters, the lock goes
+  // to the woken (or oldest parked) waiter even if it has not yet run.
+  static constexpr std::uint32_t patience_factor = 32;
 
   adaptive_mutex() noexcept : adaptive_mutex(default_wait_policy<R>()) {}
   explicit adaptive_mutex(const wait_policy& policy, std::uint32_t barge_limit = default_barge_limit) noexcept
-      : policy_(park_at_first_failure(policy)), barge_limit_(barge_limit) {}
+      : policy_(park_at_first_failure(policy)),
+        barge_limit_(barge_limit),
+        patience_(barge_limit > UINT32_MAX / patience_factor ? UINT32_MAX : barge_limit * patience_factor) {}
   adaptive_mutex(const adaptive_mutex&) = delete;
   adaptive_mutex& operator=(const adaptive_mutex&) = delete;
 
@@ -94,7 +106,11 @@ class adaptive_mutex {
   // waiter, which alone may take it. Set only by a holder under the guard,
   // cleared only by the woken waiter.
   static constexpr word_type reserved = 4;
-  static constexpr word_type competing_one = word_type{1} << 3;  // bits 3..31: competing waiters
+  // The woken waiter failed a check since unlock() woke it: it is running,
+  // and a hand-off to it is not a wait for a ready-queue round. Set and
+  // cleared only by the woken waiter.
+  static constexpr word_type woken_lost = 8;
+  static constexpr word_type competing_one = word_type{1} << 4;  // bits 4..31: competing waiters
   static constexpr word_type parked_one = word_type{1} << 32;    // bits 32..63: parked waiters
   static constexpr word_type competing_mask = parked_one - competing_one;
 
@@ -104,6 +120,7 @@ class adaptive_mutex {
   struct alignas(detail::cache_line_size) node {
     handover_flag<R> flag;    // granted by unlock(): woken, or handed the lock
     bool handed_lock = false;  // written before the grant: the lock is ours
+    bool lost = false;         // re-parked after a wake (it lost once); under guard_
     node* next = nullptr;      // queue link, under guard_
     node* pool_next = nullptr;
   };
@@ -147,7 +164,10 @@ class adaptive_mutex {
   };
 
   // Holder only: an acquisition passed waiters (competing, parked or woken).
-  void note_barge() noexcept { ++barges_; }
+  void note_barge() noexcept {
+    ++barges_;
+    ++barges_since_yield_;
+  }
 
   // Before it counts itself in the word, a waiter spins for two of the
   // waiter's longest backoffs (2 x max_backoff pauses: 8 on fibers, 128 on
@@ -197,6 +217,7 @@ class adaptive_mutex {
     if (spin_unannounced()) return;
     node* self = nullptr;
     bool was_woken = false;  // we hold WOKEN and must clear it (by acquiring or re-parking)
+    bool lost = false;       // we set WOKEN_LOST and must clear it with WOKEN
     word_.fetch_add(competing_one, std::memory_order_relaxed);
     for (;;) {
       carrier_seat seat = awake_.sit_down();  // awake: competing, or woken
@@ -206,12 +227,12 @@ class adaptive_mutex {
         if (was_woken && (seen & reserved) != 0) {
           // unlock() reserved the word for us: LOCKED stays set, it is ours.
           // acquire: pairs with the release that set RESERVED.
-          word_.fetch_sub(reserved | woken, std::memory_order_acquire);
+          word_.fetch_sub(reserved | woken | (lost ? woken_lost : 0), std::memory_order_acquire);
           awake_.stand_up(seat);
           return acquired(self, /*after_waiting_our_turn=*/true);
         }
         if ((seen & locked) == 0) {
-          const word_type want = (seen | locked) - (was_woken ? woken : competing_one);
+          const word_type want = (seen | locked) - (was_woken ? woken + (lost ? woken_lost : 0) : competing_one);
           if (word_.compare_exchange_weak(seen, want, std::memory_order_acquire, std::memory_order_relaxed)) {
             // A woken waiter that wins ends the run of barges past the queue;
             // anyone else who wins while others wait is one more.
@@ -229,10 +250,19 @@ class adaptive_mutex {
         // Where an idle carrier does not take work from busy ones, also the
         // last awake waiter of a carrier does not park (awake_counts).
         const word_type other_competitors = (seen & competing_mask) / competing_one - (was_woken ? 0 : 1);
+        if (was_woken && !lost) {
+          word_.fetch_or(woken_lost, std::memory_order_relaxed);  // tells unlock() we are running
+          lost = true;
+        }
         if (w.on_failure(/*may_suspend=*/other_competitors != 0 && !awake_.last_on_carrier(seat))) break;
       }
       if (self == nullptr) self = pool::acquire();
       awake_.stand_up(seat);
+      if (lost) {
+        // Re-parking: the node's `lost` flag carries it (park() sets it).
+        word_.fetch_sub(woken_lost, std::memory_order_relaxed);
+        lost = false;
+      }
       if (!park(self, /*at_front=*/was_woken)) {
         was_woken = false;  // counted as competing again: the word was free
         continue;
@@ -243,7 +273,7 @@ class adaptive_mutex {
   }
 
   void acquired(node* self, bool after_waiting_our_turn) noexcept {
-    if (after_waiting_our_turn) barges_ = 0;
+    if (after_waiting_our_turn) barges_ = barges_since_yield_ = 0;
     if (self != nullptr) pool::release(self);
   }
 
@@ -255,6 +285,7 @@ class adaptive_mutex {
   bool park(node* self, bool at_front) {
     self->flag.reset();
     self->handed_lock = false;
+    self->lost = at_front;
     self->next = nullptr;
     guard_lock();
     // RESERVED is set under the guard, so it cannot appear after this check.
@@ -288,36 +319,48 @@ class adaptive_mutex {
     return true;
   }
 
+  // The hand-off rule (docs/ADAPTIVE.md, finding 13). After barge_limit
+  // acquisitions past waiters, the lock goes to the woken waiter if it has
+  // lost the word once since its wake, or to the oldest parked one if that
+  // one re-parked after losing: both have run since their wake. A woken
+  // waiter that has not yet run may be a ready-queue round away, and every
+  // LT that needs the lock meanwhile would park behind the reservation (the
+  // text-stats convoy, finding 12); instead unlock() frees the word and
+  // yields, so that LTs of our carrier, the woken one among them, get to
+  // run. Only after barge_limit x patience_factor acquisitions past waiters
+  // does the lock go to the woken or oldest waiter whatever it did.
   [[gnu::noinline]] void unlock_slow(word_type w) noexcept {
-    const bool hand_off = barges_ >= barge_limit_;
+    const bool due = barges_ >= barge_limit_;
+    const bool overdue = barges_ >= patience_;
+    // While a hand-off is due but nobody can take it, yield once every
+    // barge_limit acquisitions past waiters. Still ours: the word is locked.
+    const bool yield_due = due && barges_since_yield_ >= barge_limit_;
+    if (yield_due) barges_since_yield_ = 0;
+    const auto woken_ran = [overdue](word_type x) { return overdue || (x & woken_lost) != 0; };
     // Without the guard first: nobody parked, or a woken waiter already
     // competes (and no hand-off is due): just free the word.
     for (;;) {
       const bool someone_to_wake = has_parked(w) && (w & woken) == 0;
-      const bool someone_to_hand_to = hand_off && (has_parked(w) || (w & woken) != 0);
+      const bool someone_to_hand_to = due && ((w & woken) != 0 ? woken_ran(w) : has_parked(w));
       if (someone_to_wake || someone_to_hand_to) break;
-      // Only competing waiters (or none left). If we passed them barge_limit
-      // times, yield after the release: one of them may be waiting in our
-      // carrier's ready queue, behind us, and we may never wait ourselves.
-      const bool polite = hand_off && has_competing(w);
-      if (polite) barges_ = 0;  // still ours: the word is locked
+      // Competing waiters, a woken one that has not run, or nobody.
       if (word_.compare_exchange_weak(w, w & ~locked, std::memory_order_release, std::memory_order_relaxed)) {
-        if (polite) R::yield();
+        if (yield_due && (has_competing(w) || (w & woken) != 0)) R::yield();
         return;
       }
     }
     guard_lock();
-    // Under the guard, and holding the lock, only the competing count can
-    // change: the parked count and WOKEN change under the guard or by a
-    // waiter that acquires, LOCKED is ours, and only a holder sets WOKEN. So
-    // the parked count is exactly the queue's length here (a waiter that
-    // found the word free took its count back before releasing the guard).
+    // Under the guard, and holding the lock, only the competing count and
+    // WOKEN_LOST can change: the parked count and WOKEN change under the
+    // guard or by a waiter that acquires, LOCKED is ours, and only a holder
+    // sets WOKEN. So the parked count is exactly the queue's length here (a
+    // waiter that found the word free took its count back before releasing
+    // the guard).
     w = word_.load(std::memory_order_relaxed);
-    if (hand_off && (w & woken) != 0) {
-      // The woken waiter has waited longest (it left the front of the queue)
-      // and may sit in the ready queue of a carrier whose LTs never wait, so
-      // it cannot be left to compete: keep the word locked for it. Every
-      // other LT must now wait, and waiting yields, so it gets to run.
+    if (due && (w & woken) != 0 && woken_ran(w)) {
+      // The woken waiter has waited longest (it left the front of the queue):
+      // keep the word locked for it. Every other LT must now wait, and
+      // waiting yields, so it gets to run if it is not running.
       // release: pairs with the woken waiter's acquire.
       word_.fetch_add(reserved, std::memory_order_release);
       guard_unlock();
@@ -326,12 +369,14 @@ class adaptive_mutex {
     if (!has_parked(w) || (w & woken) != 0) {
       word_.fetch_sub(locked, std::memory_order_release);  // release: as in unlock()
       guard_unlock();
+      if (yield_due && (has_competing(w) || (w & woken) != 0)) R::yield();
       return;
     }
     node* n = head_;
     head_ = n->next;
     if (head_ == nullptr) tail_ = nullptr;
-    if (hand_off) {
+    const bool hand_to_n = due && (overdue || n->lost);
+    if (hand_to_n) {
       // The word stays LOCKED: ownership passes to n, whose grant below
       // carries our critical section (release/acquire on its flag).
       word_.fetch_sub(parked_one, std::memory_order_relaxed);
@@ -344,6 +389,7 @@ class adaptive_mutex {
     }
     guard_unlock();
     n->flag.grant();
+    if (yield_due && !hand_to_n) R::yield();  // n may be in our carrier's ready queue
   }
 
   void guard_lock() noexcept {
@@ -356,14 +402,18 @@ class adaptive_mutex {
   }
   void guard_unlock() noexcept { guard_.store(false, std::memory_order_release); }
 
-  // LOCKED | WOKEN | RESERVED | competing count | parked count
+  // LOCKED | WOKEN | RESERVED | WOKEN_LOST | competing count | parked count
   alignas(detail::cache_line_size) std::atomic<word_type> word_{0};
-  std::uint32_t barges_ = 0;  // acquisitions past waiters since the last turn; holder only
+  // Holder only: acquisitions past waiters since the last turn (a woken or
+  // handed waiter acquired), and since the last such yield in unlock().
+  std::uint32_t barges_ = 0;
+  std::uint32_t barges_since_yield_ = 0;
   alignas(detail::cache_line_size) std::atomic<bool> guard_{false};  // guards head_, tail_ and the parked count
   node* head_ = nullptr;  // oldest parked waiter
   node* tail_ = nullptr;
   wait_policy policy_;  // read-only after construction; suspend_after 0 or 1
   std::uint32_t barge_limit_;
+  std::uint32_t patience_;  // barge_limit_ x patience_factor
   [[no_unique_address]] std::conditional_t<idle_carriers_steal_v<R>, no_awake_counts, awake_counts> awake_;
 };
 
