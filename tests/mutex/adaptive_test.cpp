@@ -74,8 +74,10 @@ TEST(adaptive_mutex, adversary_cannot_starve_queued_lts) {
   // another victim competes); between two of them every other LT runs once
   // on the one carrier, so each costs at most `victims` acquisitions. Then
   // it parks behind at most the other victims, and the front of the queue
-  // gets the lock at least every barge_limit + 1 acquisitions. (Its unannounced spin before them never yields, so on
-  // one carrier they cost no acquisitions. The control below reaches ~2000.)
+  // gets the lock at least every barge_limit + 1 acquisitions: once woken it
+  // runs while the adversary yields inside, fails, and so has run when the
+  // hand-off is due. (Its unannounced spin before them never yields, so on
+  // one carrier it costs no acquisitions. The control below reaches ~2000.)
   EXPECT_LE(s.worst_bypass,
             static_cast<long>(suspend_after * victims + (victims - 1) * (barge_limit + 1) + barge_limit));
   EXPECT_GE(s.victims_done_at, 0);

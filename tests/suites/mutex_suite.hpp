@@ -41,7 +41,8 @@ inline constexpr bool parks_waiters<hmcs_mutex> = true;
 template <>
 inline constexpr bool parks_waiters<adaptive_mutex> = true;
 // Competing LTs take most hand-overs; the front of the parked queue gets one
-// at least every barge_limit + 1 (32 + 1) when the queue stays non-empty.
+// at least every barge_limit + 1 (32 + 1) when the queue stays non-empty and
+// its woken waiter runs in time, every 1024 + 1 in any case.
 template <>
 inline constexpr unsigned min_park_share_inverse<adaptive_mutex> = 100;
 
