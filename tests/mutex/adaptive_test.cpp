@@ -352,10 +352,46 @@ TEST(adaptive_mutex, the_last_awake_waiter_of_a_carrier_does_not_park_where_idle
 
 TEST(adaptive_mutex, where_idle_carriers_steal_only_the_last_competing_waiter_stays_awake) {
   // The control: the same schedule, where parking never idles a carrier.
-  // LTs 2 and 3 park; LT 1, the last competing waiter, does not.
+  // LTs 2 and 3 park; LT 1, the last competing waiter, does not (it fails
+  // 40 times, fewer than long_wait_checks).
   auto suspends = park_waiters_on_assigned_carriers</*IdleCarriersSteal=*/true>();
   EXPECT_EQ(suspends[1], 1u);
   EXPECT_EQ(suspends[0], 1u);
+}
+
+// A lone waiter: LT 0 holds the lock across `holder_yields` yields while LT
+// 1, the only waiter, fails once per yield. Returns LT 1's suspends.
+template <bool IdleCarriersSteal>
+unsigned suspends_of_a_lone_waiter(int holder_yields) {
+  using R = assigned_carriers_runtime<IdleCarriersSteal>;
+  R::carrier_of.clear();
+  R::suspends.clear();
+  adaptive_mutex<R> m(wait_policy{}.with_yield_every(1).with_suspend_after(4));
+  watchdog dog("adaptive lone waiter", 60s);
+  executor_options o;
+  o.carriers = 1;
+  run_lts_on_boost_fibers(o, 2, [&](unsigned lt) {
+    R::carrier_of[R::current()] = 0;
+    if (lt == 0) {
+      m.lock();
+      for (int i = 0; i < holder_yields; ++i) R::yield();
+      m.unlock();
+      return;
+    }
+    m.lock();
+    m.unlock();
+  });
+  return R::suspends[0];
+}
+
+TEST(adaptive_mutex, where_idle_carriers_steal_the_last_competing_waiter_parks_after_a_long_wait) {
+  using M = adaptive_mutex<assigned_carriers_runtime<true>>;
+  // Its failed checks: one per holder yield, give or take the first.
+  EXPECT_EQ(suspends_of_a_lone_waiter<true>(static_cast<int>(M::long_wait_checks) - 16), 0u);
+  EXPECT_EQ(suspends_of_a_lone_waiter<true>(static_cast<int>(M::long_wait_checks) + 16), 1u);
+  // The control: where a parked waiter may leave its carrier idle, the
+  // last awake waiter of a carrier never parks, however long it waits.
+  EXPECT_EQ(suspends_of_a_lone_waiter<false>(static_cast<int>(M::long_wait_checks) * 4), 0u);
 }
 
 // Real parallelism: the adversary re-locks without pause on its own core

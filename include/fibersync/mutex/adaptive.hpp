@@ -8,7 +8,8 @@
 //   (spin -> yield), as in TTAS; it parks in a FIFO queue at its first
 //   failed check made while another waiter competes (while it is the only
 //   one, and, where idle carriers do not steal work, the only awake one of
-//   its carrier, it keeps competing).
+//   its carrier, it keeps competing; where they steal, for at most 256
+//   failed checks).
 //   unlock() frees the word and wakes the oldest parked waiter unless one
 //   is already awake (WOKEN); a woken waiter that loses re-parks at the
 //   front. After `barge_limit` acquisitions made while others waited,
@@ -30,10 +31,11 @@
 //   (barge_limit x patience_factor + 1) in any case; before parking it
 //   competes like TTAS.
 // Waits: lock() on the word (an unannounced spin of 2 x max_backoff
-//   pauses, then spin -> yield; the last competing waiter never parks,
-//   nor, where idle carriers do not steal, the last awake one of a
-//   carrier); parked, on its own node (one check, then suspend); the
-//   queue guard (spin -> yield, a few pointer writes). unlock() yields
+//   pauses, then spin -> yield; where idle carriers steal, the last
+//   competing waiter parks only after 256 failed checks; where they do
+//   not, it never parks, nor does the last awake one of a carrier);
+//   parked, on its own node (one check, then suspend); the queue guard
+//   (spin -> yield, a few pointer writes). unlock() yields
 //   once every barge_limit acquisitions past waiters while a hand-off is
 //   due and nobody who has run can take it.
 // Space: two cache lines per mutex (three where idle carriers do not steal);
@@ -63,6 +65,9 @@ class adaptive_mutex {
   // After barge_limit x this many acquisitions past waiters, the lock goes
   // to the woken (or oldest parked) waiter even if it has not yet run.
   static constexpr std::uint32_t patience_factor = 32;
+  // Where idle carriers steal, even the last competing waiter parks after
+  // this many failed checks (see lock_slow()).
+  static constexpr std::uint32_t long_wait_checks = 256;
 
   adaptive_mutex() noexcept : adaptive_mutex(default_wait_policy<R>()) {}
   explicit adaptive_mutex(const wait_policy& policy, std::uint32_t barge_limit = default_barge_limit) noexcept
@@ -249,12 +254,19 @@ class adaptive_mutex {
         // the word stays free.
         // Where an idle carrier does not take work from busy ones, also the
         // last awake waiter of a carrier does not park (awake_counts).
+        // Where idle carriers steal, the last competing waiter parks too once
+        // it has failed long_wait_checks checks: the hold is long, the
+        // wake-up it will need is short next to it, and its yields took
+        // carrier time from the holder's work (paper-coop on our scheduler:
+        // ~1200 yields per acquisition, 0.83-0.89 of the queue locks;
+        // docs/ADAPTIVE.md, finding 14).
         const word_type other_competitors = (seen & competing_mask) / competing_one - (was_woken ? 0 : 1);
+        const bool long_wait = idle_carriers_steal_v<R> && w.failures() + 1 >= long_wait_checks;
         if (was_woken && !lost) {
           word_.fetch_or(woken_lost, std::memory_order_relaxed);  // tells unlock() we are running
           lost = true;
         }
-        if (w.on_failure(/*may_suspend=*/other_competitors != 0 && !awake_.last_on_carrier(seat))) break;
+        if (w.on_failure(/*may_suspend=*/(other_competitors != 0 || long_wait) && !awake_.last_on_carrier(seat))) break;
       }
       if (self == nullptr) self = pool::acquire();
       awake_.stand_up(seat);
