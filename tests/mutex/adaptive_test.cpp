@@ -314,12 +314,11 @@ struct assigned_carriers_runtime {
   static unsigned carrier() { return carrier_of[current()]; }
 };
 
-// LT 0 holds the lock across yields; three waiters fail in turn, long
-// enough to park: LTs 1 and 2 together on carrier 0, LT 3 alone on carrier
-// 1. LT 1, the first, is the only competing waiter when it fails, so it
-// never parks. Returns the suspends per carrier.
-template <bool IdleCarriersSteal>
-std::map<unsigned, unsigned> park_waiters_on_assigned_carriers() {
+// LT 0 holds the lock across `holder_yields` yields, on one real carrier;
+// LTs 1..lts-1 wait, each failing once per yield, on the carrier
+// `carrier_of_lt` assigns. Returns the suspends per assigned carrier.
+template <bool IdleCarriersSteal, class CarrierOf>
+std::map<unsigned, unsigned> suspends_on_assigned_carriers(unsigned lts, int holder_yields, CarrierOf carrier_of_lt) {
   using R = assigned_carriers_runtime<IdleCarriersSteal>;
   R::carrier_of.clear();
   R::suspends.clear();
@@ -327,11 +326,11 @@ std::map<unsigned, unsigned> park_waiters_on_assigned_carriers() {
   watchdog dog("adaptive waiters on assigned carriers", 60s);
   executor_options o;
   o.carriers = 1;
-  run_lts_on_boost_fibers(o, 4, [&](unsigned lt) {
-    R::carrier_of[R::current()] = lt == 3 ? 1 : 0;
+  run_lts_on_boost_fibers(o, lts, [&](unsigned lt) {
+    R::carrier_of[R::current()] = carrier_of_lt(lt);
     if (lt == 0) {
       m.lock();
-      for (int i = 0; i < 40; ++i) R::yield();  // each waiter fails 40 times
+      for (int i = 0; i < holder_yields; ++i) R::yield();
       m.unlock();
       return;
     }
@@ -339,6 +338,14 @@ std::map<unsigned, unsigned> park_waiters_on_assigned_carriers() {
     m.unlock();
   });
   return R::suspends;
+}
+
+// Three waiters fail 40 times each, long enough to park: LTs 1 and 2
+// together on carrier 0, LT 3 alone on carrier 1. LT 1, the first, is the
+// only competing waiter when it fails, so it never parks.
+template <bool IdleCarriersSteal>
+std::map<unsigned, unsigned> park_waiters_on_assigned_carriers() {
+  return suspends_on_assigned_carriers<IdleCarriersSteal>(4, 40, [](unsigned lt) { return lt == 3 ? 1u : 0u; });
 }
 
 TEST(adaptive_mutex, the_last_awake_waiter_of_a_carrier_does_not_park_where_idle_carriers_do_not_steal) {
@@ -359,29 +366,11 @@ TEST(adaptive_mutex, where_idle_carriers_steal_only_the_last_competing_waiter_st
   EXPECT_EQ(suspends[0], 1u);
 }
 
-// A lone waiter: LT 0 holds the lock across `holder_yields` yields while LT
-// 1, the only waiter, fails once per yield. Returns LT 1's suspends.
+// A lone waiter: LT 1, the only one, fails once per yield of the holder.
+// Returns its suspends.
 template <bool IdleCarriersSteal>
 unsigned suspends_of_a_lone_waiter(int holder_yields) {
-  using R = assigned_carriers_runtime<IdleCarriersSteal>;
-  R::carrier_of.clear();
-  R::suspends.clear();
-  adaptive_mutex<R> m(wait_policy{}.with_yield_every(1).with_suspend_after(4));
-  watchdog dog("adaptive lone waiter", 60s);
-  executor_options o;
-  o.carriers = 1;
-  run_lts_on_boost_fibers(o, 2, [&](unsigned lt) {
-    R::carrier_of[R::current()] = 0;
-    if (lt == 0) {
-      m.lock();
-      for (int i = 0; i < holder_yields; ++i) R::yield();
-      m.unlock();
-      return;
-    }
-    m.lock();
-    m.unlock();
-  });
-  return R::suspends[0];
+  return suspends_on_assigned_carriers<IdleCarriersSteal>(2, holder_yields, [](unsigned) { return 0u; })[0];
 }
 
 TEST(adaptive_mutex, where_idle_carriers_steal_the_last_competing_waiter_parks_after_a_long_wait) {
