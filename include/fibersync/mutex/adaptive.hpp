@@ -35,9 +35,9 @@
 //   competing waiter parks only after 256 failed checks; where they do
 //   not, it never parks, nor does the last awake one of a carrier);
 //   parked, on its own node (one check, then suspend); the queue guard
-//   (spin -> yield, a few pointer writes). unlock() yields
-//   once every barge_limit acquisitions past waiters while a hand-off is
-//   due and nobody who has run can take it.
+//   (spin -> yield, a few pointer writes). unlock() yields once every
+//   barge_limit acquisitions past waiters while a hand-off is due and
+//   nobody who has run can take it.
 // Space: two cache lines per mutex (three where idle carriers do not steal);
 //   one pooled node per parked LT.
 // Not reentrant. Meets Lockable.
@@ -120,7 +120,8 @@ class adaptive_mutex {
   static constexpr word_type competing_mask = parked_one - competing_one;
 
   static bool has_parked(word_type w) noexcept { return w >= parked_one; }
-  static bool has_competing(word_type w) noexcept { return (w & competing_mask) != 0; }
+  // Waiters that may sit in a ready queue: competing, or the woken one.
+  static bool has_awake(word_type w) noexcept { return (w & (competing_mask | woken)) != 0; }
 
   struct alignas(detail::cache_line_size) node {
     handover_flag<R> flag;    // granted by unlock(): woken, or handed the lock
@@ -349,15 +350,16 @@ class adaptive_mutex {
     const bool yield_due = due && barges_since_yield_ >= barge_limit_;
     if (yield_due) barges_since_yield_ = 0;
     const auto woken_ran = [overdue](word_type x) { return overdue || (x & woken_lost) != 0; };
-    // Without the guard first: nobody parked, or a woken waiter already
-    // competes (and no hand-off is due): just free the word.
+    // Without the guard first: nobody to wake (nobody parked, or a woken
+    // waiter already competes) and nobody to give a due hand-off to (no
+    // parked waiter, and no woken one that has run): just free the word.
     for (;;) {
       const bool someone_to_wake = has_parked(w) && (w & woken) == 0;
       const bool someone_to_hand_to = due && ((w & woken) != 0 ? woken_ran(w) : has_parked(w));
       if (someone_to_wake || someone_to_hand_to) break;
       // Competing waiters, a woken one that has not run, or nobody.
       if (word_.compare_exchange_weak(w, w & ~locked, std::memory_order_release, std::memory_order_relaxed)) {
-        if (yield_due && (has_competing(w) || (w & woken) != 0)) R::yield();
+        if (yield_due && has_awake(w)) R::yield();
         return;
       }
     }
@@ -381,7 +383,7 @@ class adaptive_mutex {
     if (!has_parked(w) || (w & woken) != 0) {
       word_.fetch_sub(locked, std::memory_order_release);  // release: as in unlock()
       guard_unlock();
-      if (yield_due && (has_competing(w) || (w & woken) != 0)) R::yield();
+      if (yield_due && has_awake(w)) R::yield();
       return;
     }
     node* n = head_;
