@@ -96,7 +96,9 @@ class adaptive_mutex {
   void unlock() noexcept {
     word_type w = locked;
     // release: pairs with the acquire CAS of the next holder. The CAS (not a
-    // store) fails when a waiter announced itself meanwhile.
+    // store) fails when a waiter announced itself meanwhile. A store would
+    // save ~2.8 ns per uncontended pair but needs a rule that costs long
+    // holds more (measured and not shipped: docs/ADAPTIVE.md, finding 15).
     if (word_.compare_exchange_strong(w, 0, std::memory_order_release, std::memory_order_relaxed)) return;
     unlock_slow(w);
   }
