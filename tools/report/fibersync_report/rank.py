@@ -9,6 +9,14 @@ best fibersync mutex (ratio >= 0.9) and at least the library (ratio >= 1.0)
 in every configuration. Medians over repetitions; a configuration without the
 chosen mutex or without any other fibersync mutex is skipped. Mutexes named in
 ``ignore`` (variants of the chosen one in an A/B sweep, say) are left out.
+
+Each row also has a paired ratio: the median over repetitions of the chosen
+mutex's throughput divided by the best other's in the same repetition. The
+harness runs repetition r of every mutex before repetition r + 1 of any, so a
+slow minute of the machine lands on one repetition of every mutex; the paired
+ratio cancels it where the ratio of medians does not (docs/ADAPTIVE.md, "How
+close it comes"). It is None where the repetition numbers do not pair (a
+repetition missing or repeated, e.g. two sweeps merged).
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ class RankRow:
     best_other: str
     best_other_value: float
     library: float | None
+    paired_vs_best: float | None = None  # median of per-repetition ratios to best_other
 
     @property
     def vs_best(self) -> float:
@@ -48,6 +57,7 @@ def rank(results: Results, subject: str, ignore: Sequence[str] = ()) -> list[Ran
     # Never the best other: the subject, the library, and the ignored (a bare string is one name).
     not_others = {subject, BASELINE_MUTEX, *((ignore,) if isinstance(ignore, str) else ignore)}
     samples: dict[tuple, dict[str, list[float]]] = {}
+    by_repetition: dict[tuple, dict[str, list[tuple[Any, float]]]] = {}
     points: dict[tuple, dict[str, Any]] = {}
     for run in results.runs:
         value = run.get("throughput_per_ms")
@@ -56,6 +66,7 @@ def rank(results: Results, subject: str, ignore: Sequence[str] = ()) -> list[Ran
         key = tuple(run.get(k) for k in POINT_KEYS)
         points.setdefault(key, {k: run.get(k) for k in POINT_KEYS})
         samples.setdefault(key, {}).setdefault(run["mutex"], []).append(float(value))
+        by_repetition.setdefault(key, {}).setdefault(run["mutex"], []).append((run.get("repetition"), float(value)))
     rows = []
     for key, by_mutex in samples.items():
         if subject not in by_mutex:
@@ -65,8 +76,20 @@ def rank(results: Results, subject: str, ignore: Sequence[str] = ()) -> list[Ran
             continue
         best = max(others, key=others.get)
         library = statistics.median(by_mutex[BASELINE_MUTEX]) if BASELINE_MUTEX in by_mutex else None
-        rows.append(RankRow(points[key], statistics.median(by_mutex[subject]), best, others[best], library))
+        paired = _paired_ratio(by_repetition[key][subject], by_repetition[key][best])
+        rows.append(RankRow(points[key], statistics.median(by_mutex[subject]), best, others[best], library, paired))
     return rows
+
+
+def _paired_ratio(subject: list[tuple[Any, float]], other: list[tuple[Any, float]]) -> float | None:
+    """Median of subject / other over the repetitions both have; None unless
+    each side numbers its repetitions once each and they are the same set."""
+    a, b = dict(subject), dict(other)
+    if None in a or len(a) != len(subject) or len(b) != len(other) or a.keys() != b.keys():
+        return None
+    if any(b[r] <= 0 for r in b):
+        return None
+    return statistics.median(a[r] / b[r] for r in a)
 
 
 def _describe(point: dict[str, Any]) -> str:
@@ -95,18 +118,27 @@ def format_rank(
         f"worst {ratios[0]:.3f}",
         f"{subject} >= library in {at_least_lib} of {len(lib_rows)} configurations with a library mutex",
     ]
+    paired = sorted(r.paired_vs_best for r in rows if r.paired_vs_best is not None)
+    if paired:
+        paired_within = sum(p >= best_floor for p in paired)
+        lines.append(
+            f"paired by repetition (median of per-repetition ratios to the same best other): within "
+            f"{1 - best_floor:.0%} in {paired_within} of {len(paired)}; median {statistics.median(paired):.3f}, "
+            f"worst {paired[0]:.3f}"
+        )
     if ignored:
         lines.append(f"left out of the comparison: {', '.join(ignored)}")
     lines += [
         "",
-        f"| configuration | {subject} (acq/ms) | best other | its acq/ms | ratio to best | ratio to library |",
-        "|---|---|---|---|---|---|",
+        f"| configuration | {subject} (acq/ms) | best other | its acq/ms | ratio to best | paired | ratio to library |",
+        "|---|---|---|---|---|---|---|",
     ]
     for r in sorted(rows, key=lambda r: r.vs_best)[:worst]:
         lib = "n/a" if r.vs_library is None else f"{r.vs_library:.2f}"
+        pair = "n/a" if r.paired_vs_best is None else f"{r.paired_vs_best:.2f}"
         lines.append(
             f"| {_describe(r.point)} | {r.subject:.3g} | {r.best_other} | {r.best_other_value:.3g} | "
-            f"{r.vs_best:.2f} | {lib} |"
+            f"{r.vs_best:.2f} | {pair} | {lib} |"
         )
     lib_worst = sorted(lib_rows, key=lambda r: r.vs_library)[:5]
     if lib_worst and lib_worst[0].vs_library < 1.0:

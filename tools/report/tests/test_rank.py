@@ -101,7 +101,7 @@ def test_ignored_mutexes_are_not_the_best_other(tmp_path, capsys):
     assert row.best_other == "ttas"
     assert cli.main(["rank", str(path), "--ignore", "adaptive_twin, "]) == 0
     out = capsys.readouterr().out
-    assert "| hot-handover boost_fiber lts=4 | 100 | ttas | 80 | 1.25 | n/a |" in out
+    assert "| hot-handover boost_fiber lts=4 | 100 | ttas | 80 | 1.25 | 1.25 | n/a |" in out
     assert "left out of the comparison: adaptive_twin" in out
     # A misspelt name, the subject itself, or nothing left to compare: one error line each.
     for bad, needle in (
@@ -113,3 +113,22 @@ def test_ignored_mutexes_are_not_the_best_other(tmp_path, capsys):
         captured = capsys.readouterr()
         err = captured.err.strip().splitlines()
         assert captured.out == "" and len(err) == 1 and needle in err[0], err
+
+
+def test_paired_ratio_compares_each_repetition_with_the_same_repetition(tmp_path):
+    # A slow stretch of the machine hits repetitions 1 and 2 of adaptive but
+    # only repetition 2 of ttas: the ratio of medians (52 / 104 = 0.5) blames
+    # the lock, the per-repetition ratios (0.95, 0.48, 0.95) do not.
+    runs = _runs("adaptive", [100, 50, 52]) + _runs("ttas", [105, 104, 55])
+    # Where the repetitions do not pair (a repetition repeated), no paired ratio.
+    runs += _runs("adaptive", [10, 10], lts=8) + _runs("adaptive", [10], lts=8) + _runs("ttas", [10, 10, 10], lts=8)
+    path = write_runs(tmp_path / "r.csv", runs)
+    rows = {r.point["lts"]: r for r in rank(load_results([path]), "adaptive")}
+    four = rows[4]
+    assert abs(four.vs_best - 0.5) < 1e-9
+    assert abs(four.paired_vs_best - 52 / 55) < 1e-9
+    assert rows[8].paired_vs_best is None
+    text = format_rank(list(rows.values()), "adaptive")
+    assert "within 10% of the best other fibersync mutex in 1 (50%)" in text
+    assert "paired by repetition (median of per-repetition ratios to the same best other): within 10% in 1 of 1" in text
+    assert "| 0.50 | 0.95 | n/a |" in text
