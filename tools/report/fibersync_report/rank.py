@@ -56,8 +56,8 @@ def rank(results: Results, subject: str, ignore: Sequence[str] = ()) -> list[Ran
     (not in `ignore`)."""
     # Never the best other: the subject, the library, and the ignored (a bare string is one name).
     not_others = {subject, BASELINE_MUTEX, *((ignore,) if isinstance(ignore, str) else ignore)}
-    samples: dict[tuple, dict[str, list[float]]] = {}
-    by_repetition: dict[tuple, dict[str, list[tuple[Any, float]]]] = {}
+    # (repetition, throughput) per mutex per configuration.
+    samples: dict[tuple, dict[str, list[tuple[Any, float]]]] = {}
     points: dict[tuple, dict[str, Any]] = {}
     for run in results.runs:
         value = run.get("throughput_per_ms")
@@ -65,19 +65,18 @@ def rank(results: Results, subject: str, ignore: Sequence[str] = ()) -> list[Ran
             continue
         key = tuple(run.get(k) for k in POINT_KEYS)
         points.setdefault(key, {k: run.get(k) for k in POINT_KEYS})
-        samples.setdefault(key, {}).setdefault(run["mutex"], []).append(float(value))
-        by_repetition.setdefault(key, {}).setdefault(run["mutex"], []).append((run.get("repetition"), float(value)))
+        samples.setdefault(key, {}).setdefault(run["mutex"], []).append((run.get("repetition"), float(value)))
     rows = []
     for key, by_mutex in samples.items():
         if subject not in by_mutex:
             continue
-        others = {m: statistics.median(v) for m, v in by_mutex.items() if m not in not_others}
+        medians = {m: statistics.median(v for _, v in runs) for m, runs in by_mutex.items()}
+        others = {m: v for m, v in medians.items() if m not in not_others}
         if not others:
             continue
         best = max(others, key=others.get)
-        library = statistics.median(by_mutex[BASELINE_MUTEX]) if BASELINE_MUTEX in by_mutex else None
-        paired = _paired_ratio(by_repetition[key][subject], by_repetition[key][best])
-        rows.append(RankRow(points[key], statistics.median(by_mutex[subject]), best, others[best], library, paired))
+        paired = _paired_ratio(by_mutex[subject], by_mutex[best])
+        rows.append(RankRow(points[key], medians[subject], best, others[best], medians.get(BASELINE_MUTEX), paired))
     return rows
 
 
