@@ -5,8 +5,9 @@
 //     critical section, many LTs on 2 carriers), the cooperative deadlock case
 //     (holder yields on a single carrier), lost wake-ups through the suspend
 //     path (policy forcing early suspension, long queues, 200 000 hand-overs),
-//     try_lock semantics, and Lockable use through std::lock_guard /
-//     std::scoped_lock.
+//     try_lock semantics, Lockable use through std::lock_guard /
+//     std::scoped_lock, and destruction by the last holder right after its
+//     unlock.
 //   fifo_suite: for FIFO locks, no waiter is bypassed by a later arrival.
 // Every multi-LT case runs under a watchdog that fails it on a hang.
 #pragma once
@@ -23,6 +24,7 @@
 
 #include <fibersync/fibersync.hpp>
 
+#include "support/lifetime.hpp"
 #include "support/runtimes.hpp"
 #include "support/watchdog.hpp"
 
@@ -228,10 +230,17 @@ TYPED_TEST_P(mutex_suite, lockable_with_lock_guard_and_scoped_lock) {
   EXPECT_EQ(in_a, 8L * rounds);
 }
 
+// support/lifetime.hpp: the last holder may destroy the mutex right after
+// its unlock(), while earlier holders may still be inside theirs.
+TYPED_TEST_P(mutex_suite, last_holder_may_destroy_the_mutex) {
+  expect_last_holder_may_destroy<typename TypeParam::runtime, typename TypeParam::mutex>(
+      scaled<TypeParam>(1000, 300), wait_policy{}.with_suspend_after(1).with_yield_every(1));
+}
+
 REGISTER_TYPED_TEST_SUITE_P(mutex_suite, mutual_exclusion_many_lts_yield_in_critical_section,
                             holder_yields_on_one_carrier_no_deadlock, no_lost_wakeup_through_suspend_path,
                             try_lock_semantics, try_lock_mixed_with_lock_keeps_exclusion,
-                            lockable_with_lock_guard_and_scoped_lock);
+                            lockable_with_lock_guard_and_scoped_lock, last_holder_may_destroy_the_mutex);
 
 // ---------------------------------------------------------------------------
 template <class Case>

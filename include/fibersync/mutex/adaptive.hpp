@@ -40,6 +40,9 @@
 //   nobody who has run can take it.
 // Space: two cache lines per mutex (three where idle carriers do not steal);
 //   one pooled node per parked LT.
+// Lifetime: the last holder may destroy it right after its unlock(), as a
+//   std::mutex: every unlock() path ends its use of the mutex with one RMW
+//   on the word (docs/ADAPTIVE.md, "Lifetime").
 // Not reentrant. Meets Lockable.
 #pragma once
 
@@ -110,8 +113,9 @@ class adaptive_mutex {
   static constexpr word_type locked = 1;
   static constexpr word_type woken = 2;
   // With LOCKED and WOKEN: unlock() kept the word locked for the woken
-  // waiter, which alone may take it. Set only by a holder under the guard,
-  // cleared only by the woken waiter.
+  // waiter, which alone may take it. Set only by a holder while WOKEN is
+  // set, cleared only by the woken waiter (when it acquires, or in park()
+  // if it was re-parking meanwhile).
   static constexpr word_type reserved = 4;
   // The woken waiter failed a check since unlock() woke it: it is running,
   // and a hand-off to it is not a wait for a ready-queue round. Set and
@@ -303,19 +307,21 @@ class adaptive_mutex {
     self->lost = at_front;
     self->next = nullptr;
     guard_lock();
-    // RESERVED is set under the guard, so it cannot appear after this check.
-    // acquire: pairs with the release that set it.
-    if (at_front && (word_.load(std::memory_order_acquire) & reserved) != 0) {
-      word_.fetch_sub(reserved | woken, std::memory_order_relaxed);
+    // acq_rel: the count must be visible to the holder's CAS in unlock() (it
+    // fails and takes the slow path), and we must see whether the word is
+    // still locked: if not, no unlock() is coming to wake us. For a woken
+    // waiter, also whether unlock() reserved the word for it meanwhile
+    // (acquire: pairs with the release that set RESERVED).
+    const word_type delta = parked_one - (at_front ? woken : competing_one);
+    const word_type before = word_.fetch_add(delta, std::memory_order_acq_rel);
+    if (at_front && (before & reserved) != 0) {
+      // The word is ours (LOCKED stayed set): take back the parked count and
+      // the reservation.
+      word_.fetch_sub(parked_one + reserved, std::memory_order_relaxed);
       guard_unlock();
       self->handed_lock = true;
       return true;
     }
-    // acq_rel: the count must be visible to the holder's CAS in unlock() (it
-    // fails and takes the slow path), and we must see whether the word is
-    // still locked: if not, no unlock() is coming to wake us.
-    const word_type delta = parked_one - (at_front ? woken : competing_one);
-    const word_type before = word_.fetch_add(delta, std::memory_order_acq_rel);
     if ((before & locked) == 0) {
       word_.fetch_sub(parked_one - competing_one, std::memory_order_relaxed);
       guard_unlock();
@@ -344,6 +350,12 @@ class adaptive_mutex {
   // yields, so that LTs of our carrier, the woken one among them, get to
   // run. Only after barge_limit x patience_factor acquisitions past waiters
   // does the lock go to the woken or oldest waiter whatever it did.
+  //
+  // Every path ends its use of the mutex with the one RMW that frees the
+  // word or passes it on: whoever takes the lock next may destroy the mutex
+  // as soon as it unlocks (the usual rule for std::mutex and POSIX), even
+  // before this call has returned. What follows that RMW touches only the
+  // woken waiter's node, which cannot run before its grant.
   [[gnu::noinline]] void unlock_slow(word_type w) noexcept {
     const bool due = barges_ >= barge_limit_;
     const bool overdue = barges_ >= patience_;
@@ -352,58 +364,48 @@ class adaptive_mutex {
     const bool yield_due = due && barges_since_yield_ >= barge_limit_;
     if (yield_due) barges_since_yield_ = 0;
     const auto woken_ran = [overdue](word_type x) { return overdue || (x & woken_lost) != 0; };
-    // Without the guard first: nobody to wake (nobody parked, or a woken
-    // waiter already competes) and nobody to give a due hand-off to (no
-    // parked waiter, and no woken one that has run): just free the word.
+    // Without the guard: reserve the word for a woken waiter that is due a
+    // hand-off, or free it when there is nobody to wake (nobody parked, or
+    // a woken waiter already competes).
     for (;;) {
-      const bool someone_to_wake = has_parked(w) && (w & woken) == 0;
-      const bool someone_to_hand_to = due && ((w & woken) != 0 ? woken_ran(w) : has_parked(w));
-      if (someone_to_wake || someone_to_hand_to) break;
+      if (due && (w & woken) != 0 && woken_ran(w)) {
+        // The woken waiter has waited longest (it left the front of the
+        // queue): keep the word locked for it. Every other LT must now wait,
+        // and waiting yields, so it gets to run if it is not running. If it
+        // is re-parking meanwhile, park() finds the reservation.
+        // release: pairs with the woken waiter's acquire.
+        if (word_.compare_exchange_weak(w, w | reserved, std::memory_order_release, std::memory_order_relaxed)) return;
+        continue;
+      }
+      if (has_parked(w) && (w & woken) == 0) break;  // someone to wake, or to hand the lock to
       // Competing waiters, a woken one that has not run, or nobody.
       if (word_.compare_exchange_weak(w, w & ~locked, std::memory_order_release, std::memory_order_relaxed)) {
         if (yield_due && has_awake(w)) R::yield();
         return;
       }
     }
+    // Parked waiters and none woken: that stays so while we hold the lock,
+    // since only a holder sets WOKEN or takes waiters out of the queue, and
+    // a waiter that parks now queues (the word is locked). The parked count
+    // is the queue's length whenever a holder looks at it: it is one more
+    // only from the pop below to the RMW after it, and we hold the lock.
     guard_lock();
-    // Under the guard, and holding the lock, only the competing count and
-    // WOKEN_LOST can change: the parked count and WOKEN change under the
-    // guard or by a waiter that acquires, LOCKED is ours, and only a holder
-    // sets WOKEN. So the parked count is exactly the queue's length here (a
-    // waiter that found the word free took its count back before releasing
-    // the guard).
-    w = word_.load(std::memory_order_relaxed);
-    if (due && (w & woken) != 0 && woken_ran(w)) {
-      // The woken waiter has waited longest (it left the front of the queue):
-      // keep the word locked for it. Every other LT must now wait, and
-      // waiting yields, so it gets to run if it is not running.
-      // release: pairs with the woken waiter's acquire.
-      word_.fetch_add(reserved, std::memory_order_release);
-      guard_unlock();
-      return;
-    }
-    if (!has_parked(w) || (w & woken) != 0) {
-      word_.fetch_sub(locked, std::memory_order_release);  // release: as in unlock()
-      guard_unlock();
-      if (yield_due && has_awake(w)) R::yield();
-      return;
-    }
     node* n = head_;
     head_ = n->next;
     if (head_ == nullptr) tail_ = nullptr;
+    guard_unlock();
     const bool hand_to_n = due && (overdue || n->lost);
     if (hand_to_n) {
       // The word stays LOCKED: ownership passes to n, whose grant below
       // carries our critical section (release/acquire on its flag).
-      word_.fetch_sub(parked_one, std::memory_order_relaxed);
       n->handed_lock = true;
+      word_.fetch_sub(parked_one, std::memory_order_relaxed);
     } else {
       // Free the word, mark n woken, take it out of the count: one add
       // (modulo 2^64: the subtractions cannot borrow, the bits are set).
       // release: pairs with the acquire CAS of the next holder.
       word_.fetch_add(woken - parked_one - locked, std::memory_order_release);
     }
-    guard_unlock();
     n->flag.grant();
     if (yield_due && !hand_to_n) R::yield();  // n may be in our carrier's ready queue
   }
