@@ -3,13 +3,15 @@
 // Algorithm: a tree of MCS locks, one level per topology level that has more
 //   than one member (cache cluster, then NUMA node) plus the root. An LT queues
 //   in the MCS lock of its cluster (the leaf). The head of a leaf queue leads
-//   its cohort: it queues the leaf's own node in the parent lock, and so on up
-//   to the root. At unlock, the holder passes the lock to its successor in the
-//   same leaf queue *with every ancestor lock still held* (a cohort pass) up
-//   to `pass_limit` times in a row; after that, or with no successor, it
-//   releases the parent first, then tells its successor to acquire the parent
-//   itself. So the lock's data stays in one cluster's caches for up to
-//   pass_limit critical sections, then moves on in FIFO order of the cohorts.
+//   its cohort: it queues a node for the cohort in the parent lock, and so on
+//   up to the root. At unlock, the holder passes the lock to its successor in
+//   the same leaf queue *with every ancestor lock still held* (a cohort pass)
+//   up to `pass_limit` times in a row; after that, or with no successor, it
+//   passes or frees its own level telling the successor to acquire the
+//   parent itself, then releases the parent: the root's release is the
+//   holder's last touch of the mutex. So the lock's data stays in one
+//   cluster's caches for up to pass_limit critical sections, then moves on
+//   in FIFO order of the cohorts.
 // Paper: M. Chabbi, M. Fagan, J. Mellor-Crummey, "High Performance Locks for
 //   Multi-level NUMA Systems", PPoPP 2015.
 // Fairness: FIFO inside each queue, and the root is FIFO among cohorts, so
@@ -22,8 +24,11 @@
 //   the parent queue (spin -> yield -> suspend, park/grant handshake of
 //   wait/handover.hpp); unlock() while a successor is still linking in (spin
 //   -> yield).
-// Space: per mutex, two cache lines per lock of the tree (one per cluster,
-//   per node and the root); one pooled node per waiting or holding LT.
+// Space: per mutex, one cache line per lock of the tree (one per cluster,
+//   per node and the root); one pooled node per waiting or holding LT and
+//   one per cohort queued in a parent lock.
+// Lifetime: the last holder may destroy it right after its unlock(), as a
+//   std::mutex (the root's release is every unlock()'s last access).
 // Not reentrant. Meets Lockable.
 #pragma once
 
@@ -95,14 +100,18 @@ class hmcs_mutex {
   };
   using pool = detail::node_pool<node>;
 
-  // One MCS lock of the tree. `in_parent` is this lock's node in its parent's
-  // queue, used by whichever LT leads this lock's cohort: the leader that
-  // queues it holds this lock, and the holder that dequeues it holds it too,
-  // so at most one use is in flight.
+  // One MCS lock of the tree. `in_parent` is the pooled node with which this
+  // lock's current cohort queued in (or holds) the parent lock. Only the
+  // holder of this lock reads or writes it: the leader sets it before it
+  // queues the node, and the holder that ends the cohort takes it before it
+  // passes or frees this lock, then releases the parent with it. (A node
+  // embedded here would force the parent's release first, and then the
+  // release of this lock would touch the mutex after the root let another
+  // LT in, which may destroy the mutex: see release().)
   struct alignas(detail::cache_line_size) level_lock {
     std::atomic<node*> tail{nullptr};
     level_lock* parent = nullptr;
-    node in_parent;
+    node* in_parent = nullptr;
   };
 
   void build_tree() {
@@ -151,8 +160,8 @@ class hmcs_mutex {
     if (pred != nullptr && !wait_in_queue(n, pred)) return;  // a cohort pass
     n->passes = 0;  // we start a cohort at this level
     if (l->parent != nullptr) {
-      reset(&l->in_parent);
-      acquire(l->parent, &l->in_parent);
+      l->in_parent = new_node();
+      acquire(l->parent, l->in_parent);
     }
   }
 
@@ -171,8 +180,12 @@ class hmcs_mutex {
     }
     n->passes = 0;
     if (l->parent == nullptr) return true;
-    reset(&l->in_parent);
-    if (try_acquire(l->parent, &l->in_parent)) return true;
+    node* up = new_node();
+    if (try_acquire(l->parent, up)) {
+      l->in_parent = up;
+      return true;
+    }
+    pool::release(up);
     // The parent is taken: give `l` back. A waiter that queued behind us in
     // the meantime leads the cohort and takes the parent itself.
     release_level(l, n, /*acquire_parent=*/true);
@@ -192,10 +205,16 @@ class hmcs_mutex {
       succ->flag.grant();            // release: publishes the two fields above
       return;
     }
-    // Parent first: the successor we wake below will queue our in_parent node
-    // there again, so its last use must be over.
-    release(l->parent, &l->in_parent);
+    // This level first, the parent after it: we still hold the parent, so
+    // nobody can take the lock in between (the successor, or an LT that
+    // finds this level free, leads a new cohort and queues behind our node
+    // there), and the root's release below is our last touch of the mutex.
+    // The other order would let the root's next holder unlock and destroy
+    // the mutex while we still pass this level on.
+    node* up = l->in_parent;
     release_level(l, n, /*acquire_parent=*/true);
+    release(l->parent, up);
+    pool::release(up);  // no one references it after its release
   }
 
   // Plain MCS release of one level.
