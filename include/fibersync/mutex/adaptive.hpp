@@ -41,8 +41,8 @@
 // Space: two cache lines per mutex (three where idle carriers do not steal);
 //   one pooled node per parked LT.
 // Lifetime: the last holder may destroy it right after its unlock(), as a
-//   std::mutex: every unlock() path ends its use of the mutex with one RMW
-//   on the word (docs/ADAPTIVE.md, "Lifetime").
+//   std::mutex: every unlock() path touches the mutex last in one RMW on
+//   the word (docs/ADAPTIVE.md, "Lifetime").
 // Not reentrant. Meets Lockable.
 #pragma once
 
@@ -351,11 +351,13 @@ class adaptive_mutex {
   // run. Only after barge_limit x patience_factor acquisitions past waiters
   // does the lock go to the woken or oldest waiter whatever it did.
   //
-  // Every path ends its use of the mutex with the one RMW that frees the
-  // word or passes it on: whoever takes the lock next may destroy the mutex
-  // as soon as it unlocks (the usual rule for std::mutex and POSIX), even
-  // before this call has returned. What follows that RMW touches only the
-  // woken waiter's node, which cannot run before its grant.
+  // Every path touches the mutex for the last time in one RMW on the word
+  // (it frees or reserves the word, or, in a hand-off, takes the waiter out
+  // of the count before the grant passes the lock): whoever takes the lock
+  // next may destroy the mutex as soon as it unlocks (the usual rule for
+  // std::mutex and POSIX), even before this call has returned. What follows
+  // that RMW touches only the waiter's node, which cannot run before its
+  // grant.
   [[gnu::noinline]] void unlock_slow(word_type w) noexcept {
     const bool due = barges_ >= barge_limit_;
     const bool overdue = barges_ >= patience_;
