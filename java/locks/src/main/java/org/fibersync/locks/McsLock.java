@@ -99,16 +99,7 @@ public final class McsLock implements Lock {
 
     @Override
     public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-        if (Thread.interrupted()) {
-            throw new InterruptedException();
-        }
-        if (tryLock()) {
-            return true;
-        }
-        if (time <= 0) {
-            return false;
-        }
-        return acquire(Waiting.deadline(time, unit));
+        return Waiting.tryLock(this, time, unit, this::acquire);
     }
 
     /** Interruptible acquisition; false on timeout, throws on interrupt. */

@@ -147,17 +147,13 @@ public final class NumaMcsLock implements Lock {
 
     @Override
     public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-        if (Thread.interrupted()) {
-            throw new InterruptedException();
-        }
-        if (tryLock()) {
-            return true;
-        }
-        if (time <= 0) {
-            return false;
-        }
+        return Waiting.tryLock(this, time, unit, this::acquire);
+    }
+
+    /** Interruptible acquisition after a failed fast path; false on timeout, throws on interrupt. */
+    private boolean acquire(long deadline) throws InterruptedException {
         checkNotHolder(flag);
-        int r = acquireSlow(true, Waiting.deadline(time, unit));
+        int r = acquireSlow(true, deadline);
         if (r == McsQueue.INTERRUPTED) {
             throw new InterruptedException();
         }

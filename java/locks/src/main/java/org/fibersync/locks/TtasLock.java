@@ -97,17 +97,7 @@ public final class TtasLock extends TtasFields implements Lock {
 
     @Override
     public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-        if (Thread.interrupted()) {
-            throw new InterruptedException();
-        }
-        if (tryLock()) {
-            return true;
-        }
-        if (time <= 0) {
-            return false;
-        }
-        checkNotHolder();
-        return acquireSlow(true, Waiting.deadline(time, unit));
+        return Waiting.tryLock(this, time, unit, this::acquire);
     }
 
     @Override
@@ -134,6 +124,12 @@ public final class TtasLock extends TtasFields implements Lock {
     public String toString() {
         Thread o = owner;
         return "TtasLock[" + (o == null ? "unlocked" : "locked by " + o) + "]";
+    }
+
+    /** Interruptible acquisition; false on timeout, throws on interrupt. */
+    private boolean acquire(long deadline) throws InterruptedException {
+        checkNotHolder();
+        return acquireSlow(true, deadline);
     }
 
     /** Out of line: the fast path of lock() stays small enough to inline. */

@@ -1,10 +1,12 @@
 package org.fibersync.locks;
 
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
 
 /**
  * The single code path through which every lock here waits between two
- * checks of the condition it waits for. See {@link WaitPolicy}.
+ * checks of the condition it waits for. See {@link WaitPolicy}. Also the
+ * entry of {@code tryLock(time, unit)}, which the locks share to the letter.
  */
 final class Waiting {
     private Waiting() {
@@ -47,5 +49,31 @@ final class Waiting {
         // Capped so that deadline - now never overflows (about 146 years).
         long d = System.nanoTime() + Math.min(Long.MAX_VALUE >> 1, Math.max(0, unit.toNanos(time)));
         return d == 0 ? 1 : d;
+    }
+
+    /** A lock's interruptible acquisition: false on timeout, throws on interrupt. */
+    @FunctionalInterface
+    interface AcquireUntil {
+        boolean acquire(long deadline) throws InterruptedException;
+    }
+
+    /**
+     * {@link Lock#tryLock(long, TimeUnit)} as every lock here does it: an
+     * interrupt check, one {@code lock.tryLock()}, and only for a positive
+     * time a wait in {@code acquire} until the deadline. Only the timed path
+     * comes here, so lock(), unlock() and tryLock() keep no indirection.
+     */
+    static boolean tryLock(Lock lock, long time, TimeUnit unit, AcquireUntil acquire)
+            throws InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        if (lock.tryLock()) {
+            return true;
+        }
+        if (time <= 0) {
+            return false;
+        }
+        return acquire.acquire(deadline(time, unit));
     }
 }

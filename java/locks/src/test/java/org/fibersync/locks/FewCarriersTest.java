@@ -8,12 +8,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
-import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Lost-unpark and no-progress hunting: long queues on one or two carriers.
@@ -25,10 +21,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 @Tag("carriers")
 class FewCarriersTest {
 
-    static Stream<Named<Supplier<Lock>>> locks() {
-        return LockFactories.all();
-    }
-
     @Test
     void schedulerIsConfiguredAsIntended() {
         String p = System.getProperty("jdk.virtualThreadScheduler.parallelism");
@@ -36,39 +28,22 @@ class FewCarriersTest {
     }
 
     /** 2000 virtual threads queue up behind holders that yield inside. */
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("locks")
+    @ForEachLock
     void longQueuesComplete(Supplier<Lock> factory) throws Exception {
         Lock lock = factory.get();
         int threads = 2000;
         int rounds = 10;
-        int[] counter = {0};
-        AtomicInteger overlaps = new AtomicInteger();
-        AtomicInteger inside = new AtomicInteger();
+        MutexWitness witness = new MutexWitness();
         TestThreads tt = new TestThreads();
-        for (int t = 0; t < threads; t++) {
-            tt.startVirtual(() -> {
-                for (int i = 0; i < rounds; i++) {
-                    lock.lock();
-                    try {
-                        if (inside.incrementAndGet() != 1) {
-                            overlaps.incrementAndGet();
-                        }
-                        counter[0]++;
-                        Thread.yield();
-                        inside.decrementAndGet();
-                    } finally {
-                        lock.unlock();
-                    }
-                    if ((i & 1) == 0) {
-                        Thread.yield();
-                    }
-                }
-            });
-        }
+        tt.startVirtual(threads, rounds, i -> {
+            witness.incrementUnder(lock, Thread::yield);
+            if ((i & 1) == 0) {
+                Thread.yield();
+            }
+        });
         tt.joinAll(Duration.ofSeconds(90));
-        assertEquals(0, overlaps.get());
-        assertEquals(threads * rounds, counter[0]);
+        assertEquals(0, witness.overlaps());
+        assertEquals(threads * rounds, witness.count());
     }
 
     /**
@@ -76,38 +51,24 @@ class FewCarriersTest {
      * blocking call would), so every waiter gets past its spin and yield
      * budget and parks; NumaMcsLock's leaders park on the flag as well.
      */
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("locks")
+    @ForEachLock
     void parkedWaitersAndLeadersAreWoken(Supplier<Lock> factory) throws Exception {
         Lock lock = factory.get();
         int threads = 64;
         int rounds = 5;
-        int[] counter = {0};
+        MutexWitness witness = new MutexWitness();
         TestThreads tt = new TestThreads();
-        for (int t = 0; t < threads; t++) {
-            tt.startVirtual(() -> {
-                for (int i = 0; i < rounds; i++) {
-                    lock.lock();
-                    try {
-                        counter[0]++;
-                        LockSupport.parkNanos(200_000);
-                    } finally {
-                        lock.unlock();
-                    }
-                }
-            });
-        }
+        tt.startVirtual(threads, rounds, i -> witness.incrementUnder(lock, () -> LockSupport.parkNanos(200_000)));
         tt.joinAll(Duration.ofSeconds(60));
-        assertEquals(threads * rounds, counter[0]);
+        assertEquals(threads * rounds, witness.count());
     }
 
     /** Waiters that time out in every phase, on few carriers, next to patient ones. */
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("locks")
+    @ForEachLock
     void timeoutsUnderLoadLeaveTheLockUsable(Supplier<Lock> factory) throws Exception {
         Lock lock = factory.get();
         AtomicInteger acquired = new AtomicInteger();
-        int[] counter = {0};
+        MutexWitness witness = new MutexWitness();
         TestThreads tt = new TestThreads();
         for (int t = 0; t < 500; t++) {
             long timeoutNanos = (t % 4 == 0) ? Long.MAX_VALUE : 1_000L << (t % 12);
@@ -118,8 +79,7 @@ class FewCarriersTest {
                             : lock.tryLock(timeoutNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
                     if (got) {
                         try {
-                            counter[0]++;
-                            Thread.yield();
+                            witness.incrementHeld(Thread::yield);
                         } finally {
                             lock.unlock();
                         }
@@ -129,7 +89,7 @@ class FewCarriersTest {
             });
         }
         tt.joinAll(Duration.ofSeconds(90));
-        assertEquals(acquired.get(), counter[0]);
+        assertEquals(acquired.get(), witness.count());
         assertTrue(acquired.get() >= 125 * 10, "every patient attempt succeeds: " + acquired.get());
         assertTrue(lock.tryLock());
         lock.unlock();

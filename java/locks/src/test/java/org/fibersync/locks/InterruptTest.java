@@ -11,16 +11,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Lock;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
-import org.junit.jupiter.api.Named;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 class InterruptTest {
-
-    static Stream<Named<Supplier<Lock>>> locks() {
-        return LockFactories.all();
-    }
 
     private static void awaitWaiting(Thread t) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
@@ -31,17 +23,21 @@ class InterruptTest {
         Thread.sleep(5); // let it get past the spin and yield phases as well
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("locks")
-    void lockInterruptiblyThrowsWhenInterruptedWhileWaiting(Supplier<Lock> factory) throws Exception {
-        Lock lock = factory.get();
-        lock.lock();
-        AtomicReference<Throwable> outcome = new AtomicReference<>();
+    /** An acquisition that may be interrupted; what it returns is its outcome. */
+    private interface Attempt {
+        Object run() throws InterruptedException;
+    }
+
+    /**
+     * Runs {@code attempt} on a virtual thread, interrupts it once it waits,
+     * and returns its outcome: what it returned, or the InterruptedException
+     * it threw.
+     */
+    private static Object interruptWhileWaiting(Attempt attempt) throws InterruptedException {
+        AtomicReference<Object> outcome = new AtomicReference<>();
         Thread waiter = Thread.ofVirtual().start(() -> {
             try {
-                lock.lockInterruptibly();
-                lock.unlock();
-                outcome.set(new AssertionError("acquired a held lock"));
+                outcome.set(attempt.run());
             } catch (InterruptedException e) {
                 outcome.set(e);
             }
@@ -49,7 +45,19 @@ class InterruptTest {
         awaitWaiting(waiter);
         waiter.interrupt();
         waiter.join(Duration.ofSeconds(10));
-        assertTrue(outcome.get() instanceof InterruptedException, "got " + outcome.get());
+        return outcome.get();
+    }
+
+    @ForEachLock
+    void lockInterruptiblyThrowsWhenInterruptedWhileWaiting(Supplier<Lock> factory) throws Exception {
+        Lock lock = factory.get();
+        lock.lock();
+        Object outcome = interruptWhileWaiting(() -> {
+            lock.lockInterruptibly();
+            lock.unlock();
+            return new AssertionError("acquired a held lock");
+        });
+        assertTrue(outcome instanceof InterruptedException, "got " + outcome);
         lock.unlock();
         // The cancelled waiter must not block later acquisitions.
         Thread later = Thread.ofVirtual().start(() -> {
@@ -60,8 +68,7 @@ class InterruptTest {
         assertTrue(!later.isAlive(), "lock usable after an interrupted waiter");
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("locks")
+    @ForEachLock
     void alreadyInterruptedThrowsAtOnce(Supplier<Lock> factory) {
         Lock lock = factory.get();
         Thread.currentThread().interrupt();
@@ -72,29 +79,17 @@ class InterruptTest {
         lock.unlock();
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("locks")
+    @ForEachLock
     void timedTryLockThrowsWhenInterruptedWhileWaiting(Supplier<Lock> factory) throws Exception {
         Lock lock = factory.get();
         lock.lock();
-        AtomicReference<Object> outcome = new AtomicReference<>();
-        Thread waiter = Thread.ofVirtual().start(() -> {
-            try {
-                outcome.set(lock.tryLock(30, TimeUnit.SECONDS));
-            } catch (InterruptedException e) {
-                outcome.set(e);
-            }
-        });
-        awaitWaiting(waiter);
-        waiter.interrupt();
-        waiter.join(Duration.ofSeconds(10));
-        assertTrue(outcome.get() instanceof InterruptedException, "got " + outcome.get());
+        Object outcome = interruptWhileWaiting(() -> lock.tryLock(30, TimeUnit.SECONDS));
+        assertTrue(outcome instanceof InterruptedException, "got " + outcome);
         lock.unlock();
     }
 
     /** lock() ignores interrupts while waiting and keeps the interrupt status. */
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("locks")
+    @ForEachLock
     void lockIsNotInterruptibleButKeepsTheStatus(Supplier<Lock> factory) throws Exception {
         Lock lock = factory.get();
         CountDownLatch release = new CountDownLatch(1);

@@ -5,21 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.concurrent.locks.Lock;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
-import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /** Operations the locks reject, and the documented limits. */
 class MisuseTest {
 
-    static Stream<Named<Supplier<Lock>>> locks() {
-        return LockFactories.all();
-    }
-
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("locks")
+    @ForEachLock
     void unlockByNonHolderThrows(Supplier<Lock> factory) throws Exception {
         Lock lock = factory.get();
         assertThrows(IllegalMonitorStateException.class, lock::unlock, "unlock of a free lock");
@@ -39,8 +30,7 @@ class MisuseTest {
         lock.unlock();
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("locks")
+    @ForEachLock
     void relockByHolderThrowsInsteadOfDeadlocking(Supplier<Lock> factory) {
         Lock lock = factory.get();
         lock.lock();
@@ -53,8 +43,7 @@ class MisuseTest {
         lock.unlock();
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("locks")
+    @ForEachLock
     void conditionsAreUnsupported(Supplier<Lock> factory) {
         assertThrows(UnsupportedOperationException.class, factory.get()::newCondition);
     }

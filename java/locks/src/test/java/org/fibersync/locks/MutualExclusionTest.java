@@ -6,17 +6,9 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
-import org.junit.jupiter.api.Named;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /** Stress: many virtual threads, yields inside the critical section. */
 class MutualExclusionTest {
-
-    static Stream<Named<Supplier<Lock>>> locks() {
-        return LockFactories.all();
-    }
 
     /**
      * 10 000 virtual threads, each acquiring 3 times and yielding twice inside
@@ -25,51 +17,27 @@ class MutualExclusionTest {
      * broken lock would lose updates of, and an occupancy counter that must
      * read 1 right after entering.
      */
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("locks")
+    @ForEachLock
     void tenThousandVirtualThreadsYieldingInside(Supplier<Lock> factory) throws Exception {
         Lock lock = factory.get();
         int threads = 10_000;
         int rounds = 3;
-        AtomicInteger inside = new AtomicInteger();
-        AtomicInteger overlaps = new AtomicInteger();
-        int[] counter = {0};
+        MutexWitness witness = new MutexWitness();
         TestThreads tt = new TestThreads();
-        for (int t = 0; t < threads; t++) {
-            tt.startVirtual(() -> {
-                for (int i = 0; i < rounds; i++) {
-                    lock.lock();
-                    try {
-                        if (inside.incrementAndGet() != 1) {
-                            overlaps.incrementAndGet();
-                        }
-                        int v = counter[0];
-                        Thread.yield();
-                        counter[0] = v + 1;
-                        Thread.yield();
-                        inside.decrementAndGet();
-                    } finally {
-                        lock.unlock();
-                    }
-                }
-            });
-        }
+        tt.startVirtual(threads, rounds, i -> witness.incrementUnder(lock, Thread::yield, Thread::yield));
         // TtasLock has no queue: 10 000 pollers make it slow (seconds, more
         // on a loaded machine), hence the generous deadline.
         tt.joinAll(Duration.ofSeconds(150));
-        assertEquals(0, overlaps.get(), "threads inside the critical section at once");
-        assertEquals(threads * rounds, counter[0], "lost updates");
+        assertEquals(0, witness.overlaps(), "threads inside the critical section at once");
+        assertEquals(threads * rounds, witness.count(), "lost updates");
     }
 
     /** Virtual and platform threads mixed, with timed tryLock in the mix. */
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("locks")
+    @ForEachLock
     void mixedThreadKindsAndTimedTryLock(Supplier<Lock> factory) throws Exception {
         Lock lock = factory.get();
-        AtomicInteger inside = new AtomicInteger();
-        AtomicInteger overlaps = new AtomicInteger();
         AtomicInteger done = new AtomicInteger();
-        int[] counter = {0};
+        MutexWitness witness = new MutexWitness();
         TestThreads tt = new TestThreads();
         for (int t = 0; t < 200; t++) {
             boolean platform = t % 10 == 0;
@@ -84,12 +52,7 @@ class MutualExclusionTest {
                         lock.lock();
                     }
                     try {
-                        if (inside.incrementAndGet() != 1) {
-                            overlaps.incrementAndGet();
-                        }
-                        counter[0]++;
-                        Thread.yield();
-                        inside.decrementAndGet();
+                        witness.incrementHeld(Thread::yield);
                     } finally {
                         lock.unlock();
                     }
@@ -103,7 +66,7 @@ class MutualExclusionTest {
             }
         }
         tt.joinAll(Duration.ofSeconds(60));
-        assertEquals(0, overlaps.get());
-        assertEquals(done.get(), counter[0]);
+        assertEquals(0, witness.overlaps());
+        assertEquals(done.get(), witness.count());
     }
 }

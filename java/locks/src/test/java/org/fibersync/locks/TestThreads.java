@@ -17,8 +17,24 @@ final class TestThreads {
         void run() throws Exception;
     }
 
+    /** A body run round after round; {@code round} counts from 0. */
+    interface Round {
+        void run(int round) throws Exception;
+    }
+
     Thread startVirtual(Body body) {
         return start(Thread.ofVirtual(), body);
+    }
+
+    /** Starts {@code threads} virtual threads that each run {@code rounds} rounds of {@code round}. */
+    void startVirtual(int threads, int rounds, Round round) {
+        for (int t = 0; t < threads; t++) {
+            startVirtual(() -> {
+                for (int i = 0; i < rounds; i++) {
+                    round.run(i);
+                }
+            });
+        }
     }
 
     Thread startPlatform(Body body) {

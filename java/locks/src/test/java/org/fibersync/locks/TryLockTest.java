@@ -11,60 +11,57 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
-import org.junit.jupiter.api.Named;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 class TryLockTest {
 
-    static Stream<Named<Supplier<Lock>>> locks() {
-        return LockFactories.all();
+    /** A virtual thread that holds a lock until {@link #release()}. */
+    private record Holder(Thread thread, CountDownLatch letGo) {
+
+        /** Returns once the new holder has the lock. */
+        static Holder start(Lock lock) throws InterruptedException {
+            CountDownLatch held = new CountDownLatch(1);
+            CountDownLatch letGo = new CountDownLatch(1);
+            Thread thread = Thread.ofVirtual().start(() -> {
+                lock.lock();
+                try {
+                    held.countDown();
+                    letGo.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } finally {
+                    lock.unlock();
+                }
+            });
+            held.await();
+            return new Holder(thread, letGo);
+        }
+
+        /** Lets the holder unlock, and returns once it has. */
+        void release() throws InterruptedException {
+            letGo.countDown();
+            thread.join();
+        }
     }
 
-    /** Holds {@code lock} on a virtual thread until {@code release} counts down. */
-    private static Thread holdIn(Lock lock, CountDownLatch held, CountDownLatch release) {
-        return Thread.ofVirtual().start(() -> {
-            lock.lock();
-            try {
-                held.countDown();
-                release.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } finally {
-                lock.unlock();
-            }
-        });
-    }
-
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("locks")
+    @ForEachLock
     void tryLockWithoutTimeout(Supplier<Lock> factory) throws Exception {
         Lock lock = factory.get();
         assertTrue(lock.tryLock(), "free lock");
         lock.unlock();
 
-        CountDownLatch held = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        Thread holder = holdIn(lock, held, release);
-        held.await();
+        Holder holder = Holder.start(lock);
         AtomicBoolean got = new AtomicBoolean(true);
         Thread.ofVirtual().start(() -> got.set(lock.tryLock())).join();
         assertFalse(got.get(), "tryLock must fail while another thread holds the lock");
-        release.countDown();
-        holder.join();
+        holder.release();
         assertTrue(lock.tryLock(), "free again after the holder left");
         lock.unlock();
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("locks")
+    @ForEachLock
     void tryLockTimesOutWhileHeld(Supplier<Lock> factory) throws Exception {
         Lock lock = factory.get();
-        CountDownLatch held = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        Thread holder = holdIn(lock, held, release);
-        held.await();
+        Holder holder = Holder.start(lock);
         long t0 = System.nanoTime();
         boolean got = lock.tryLock(30, TimeUnit.MILLISECONDS);
         long waited = System.nanoTime() - t0;
@@ -72,18 +69,13 @@ class TryLockTest {
         assertTrue(waited >= TimeUnit.MILLISECONDS.toNanos(30), "returned after " + waited + " ns");
         assertTrue(waited < TimeUnit.SECONDS.toNanos(10), "returned after " + waited + " ns");
         assertFalse(lock.tryLock(0, TimeUnit.SECONDS), "zero timeout on a held lock");
-        release.countDown();
-        holder.join();
+        holder.release();
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("locks")
+    @ForEachLock
     void tryLockSucceedsWhenReleasedBeforeTimeout(Supplier<Lock> factory) throws Exception {
         Lock lock = factory.get();
-        CountDownLatch held = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        Thread holder = holdIn(lock, held, release);
-        held.await();
+        Holder holder = Holder.start(lock);
         AtomicBoolean got = new AtomicBoolean();
         Thread waiter = Thread.ofVirtual().start(() -> {
             try {
@@ -96,8 +88,7 @@ class TryLockTest {
             }
         });
         Thread.sleep(20);
-        release.countDown();
-        holder.join();
+        holder.release();
         waiter.join(Duration.ofSeconds(20));
         assertTrue(got.get(), "the waiter gets the lock once it is released");
     }
@@ -107,14 +98,10 @@ class TryLockTest {
      * cancelled nodes behind); afterwards the lock must still hand over to
      * patient waiters and be free at the end.
      */
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("locks")
+    @ForEachLock
     void cancelledWaitersAreSkipped(Supplier<Lock> factory) throws Exception {
         Lock lock = factory.get();
-        CountDownLatch held = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        Thread holder = holdIn(lock, held, release);
-        held.await();
+        Holder holder = Holder.start(lock);
         AtomicInteger timedOut = new AtomicInteger();
         AtomicInteger acquired = new AtomicInteger();
         TestThreads tt = new TestThreads();
@@ -131,8 +118,7 @@ class TryLockTest {
             });
         }
         Thread.sleep(100); // the impatient ones give up while the lock is held
-        release.countDown();
-        holder.join();
+        holder.release();
         tt.joinAll(Duration.ofSeconds(60));
         assertEquals(300, acquired.get() + timedOut.get());
         assertTrue(acquired.get() >= 100, "every patient waiter acquires: " + acquired.get());

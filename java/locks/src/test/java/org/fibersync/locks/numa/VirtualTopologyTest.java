@@ -8,7 +8,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicInteger;
+import org.fibersync.locks.MutexWitness;
 import org.fibersync.locks.NumaMcsLock;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -59,26 +59,14 @@ class VirtualTopologyTest {
             CarrierPinning.pinCarriers(2, new int[] {allowed[0], allowed[1]}, java.time.Duration.ofSeconds(10));
         }
         NumaMcsLock lock = new NumaMcsLock();
-        int[] counter = {0};
-        AtomicInteger inside = new AtomicInteger();
-        AtomicInteger overlaps = new AtomicInteger();
+        MutexWitness witness = new MutexWitness();
         Set<Integer> nodesSeen = java.util.concurrent.ConcurrentHashMap.newKeySet();
         List<Thread> threads = new ArrayList<>();
         for (int t = 0; t < 256; t++) {
             threads.add(Thread.ofVirtual().start(() -> {
                 for (int i = 0; i < 200; i++) {
                     nodesSeen.add(Topology.system().currentNode());
-                    lock.lock();
-                    try {
-                        if (inside.incrementAndGet() != 1) {
-                            overlaps.incrementAndGet();
-                        }
-                        counter[0]++;
-                        Thread.yield();
-                        inside.decrementAndGet();
-                    } finally {
-                        lock.unlock();
-                    }
+                    witness.incrementUnder(lock, Thread::yield);
                 }
             }));
         }
@@ -86,8 +74,8 @@ class VirtualTopologyTest {
             t.join(java.time.Duration.ofSeconds(60));
             assertTrue(!t.isAlive(), "stuck thread");
         }
-        assertEquals(0, overlaps.get());
-        assertEquals(256 * 200, counter[0]);
+        assertEquals(0, witness.overlaps());
+        assertEquals(256 * 200, witness.count());
         if (pinned) {
             assertEquals(2, nodesSeen.size(), "carriers pinned to cpus of both virtual nodes");
         }

@@ -10,6 +10,7 @@ import org.fibersync.locks.TtasLock;
 import org.fibersync.locks.WaitPolicy;
 import org.fibersync.locks.numa.Topology;
 import org.openjdk.jcstress.annotations.Actor;
+import org.openjdk.jcstress.annotations.JCStressMeta;
 import org.openjdk.jcstress.annotations.JCStressTest;
 import org.openjdk.jcstress.annotations.Outcome;
 import org.openjdk.jcstress.annotations.State;
@@ -26,32 +27,37 @@ public final class MutexStress {
     private MutexStress() {
     }
 
+    /**
+     * The state and outcomes of every test here. jcstress finds only the
+     * {@code @Actor} methods a test class declares itself, so each test
+     * still spells out its two actors.
+     */
+    @Outcome(id = {"1, 2", "2, 1"}, expect = ACCEPTABLE, desc = "serialised")
+    @Outcome(expect = FORBIDDEN, desc = "both inside at once, or unordered")
     abstract static class Base {
+        private final Lock lock;
         int v;
 
-        abstract Lock lock();
+        Base(Lock lock) {
+            this.lock = lock;
+        }
 
         int incrementUnderLock() {
-            Lock l = lock();
-            l.lock();
+            lock.lock();
             try {
                 return ++v;
             } finally {
-                l.unlock();
+                lock.unlock();
             }
         }
     }
 
     @JCStressTest
-    @Outcome(id = {"1, 2", "2, 1"}, expect = ACCEPTABLE, desc = "serialised")
-    @Outcome(expect = FORBIDDEN, desc = "both inside at once, or unordered")
+    @JCStressMeta(Base.class)
     @State
     public static class NumaMcs extends Base {
-        final Lock lock = new NumaMcsLock();
-
-        @Override
-        Lock lock() {
-            return lock;
+        public NumaMcs() {
+            super(new NumaMcsLock());
         }
 
         @Actor
@@ -67,16 +73,13 @@ public final class MutexStress {
 
     /** Two virtual nodes chosen by thread: the actors lead different queues. */
     @JCStressTest
-    @Outcome(id = {"1, 2", "2, 1"}, expect = ACCEPTABLE, desc = "serialised")
-    @Outcome(expect = FORBIDDEN, desc = "both inside at once, or unordered")
+    @JCStressMeta(Base.class)
     @State
     public static class NumaMcsTwoNodes extends Base {
         static final Topology TWO = Topology.custom(2, () -> (int) (Thread.currentThread().threadId() & 1));
-        final Lock lock = new NumaMcsLock(TWO, WaitPolicy.QUEUE_DEFAULT);
 
-        @Override
-        Lock lock() {
-            return lock;
+        public NumaMcsTwoNodes() {
+            super(new NumaMcsLock(TWO, WaitPolicy.QUEUE_DEFAULT));
         }
 
         @Actor
@@ -91,15 +94,11 @@ public final class MutexStress {
     }
 
     @JCStressTest
-    @Outcome(id = {"1, 2", "2, 1"}, expect = ACCEPTABLE, desc = "serialised")
-    @Outcome(expect = FORBIDDEN, desc = "both inside at once, or unordered")
+    @JCStressMeta(Base.class)
     @State
     public static class Mcs extends Base {
-        final Lock lock = new McsLock();
-
-        @Override
-        Lock lock() {
-            return lock;
+        public Mcs() {
+            super(new McsLock());
         }
 
         @Actor
@@ -114,15 +113,11 @@ public final class MutexStress {
     }
 
     @JCStressTest
-    @Outcome(id = {"1, 2", "2, 1"}, expect = ACCEPTABLE, desc = "serialised")
-    @Outcome(expect = FORBIDDEN, desc = "both inside at once, or unordered")
+    @JCStressMeta(Base.class)
     @State
     public static class Ttas extends Base {
-        final Lock lock = new TtasLock();
-
-        @Override
-        Lock lock() {
-            return lock;
+        public Ttas() {
+            super(new TtasLock());
         }
 
         @Actor
