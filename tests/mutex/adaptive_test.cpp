@@ -13,6 +13,8 @@
 #include <limits>
 #include <map>
 #include <string_view>
+#include <thread>
+#include <vector>
 
 #include "support/lifetime.hpp"
 #include "support/runtimes.hpp"
@@ -444,6 +446,48 @@ TEST(adaptive_mutex, last_holder_may_destroy_it_while_unlock_hands_it_over_on_bo
 
 TEST(adaptive_mutex, last_holder_may_destroy_it_while_unlock_hands_it_over_on_os_threads) {
   last_holder_may_destroy_with_barge_limit_one<os_thread_runtime>();
+}
+
+// A waiter in park() counts itself as parked, finds the word free and takes
+// its count back, all under the queue guard. A holder that reads the word in
+// that moment sees a parked waiter; under the guard it must find the queue
+// empty and look at the word again, not pop from it. (Session 14's first
+// lifetime fix popped: this test crashed in 6 runs of 6, and in 4 of 10 with
+// 100 mutexes.) Six OS threads on the machine's cores, so that a parker is
+// preempted inside that window; try_lock() loops make holders that never
+// counted themselves; barge limit 2 keeps the hand-off paths busy.
+TEST(adaptive_mutex, unlock_looks_again_when_a_parker_took_its_count_back) {
+  using R = os_thread_runtime;
+  const unsigned threads = 6;
+  const unsigned rounds = 2000;
+  const unsigned mutexes = static_cast<unsigned>(500 * stress_scale()) + 1;
+  watchdog dog("parker takes its count back", 300s);
+  for (unsigned k = 0; k < mutexes; ++k) {
+    adaptive_mutex<R> m(default_wait_policy<R>(), 2);
+    long counter = 0;  // only the mutex protects it
+    std::atomic<int> inside{0};
+    std::atomic<bool> overlap{false};
+    std::vector<std::thread> ts;
+    for (unsigned t = 0; t < threads; ++t) {
+      ts.emplace_back([&] {
+        for (unsigned i = 0; i < rounds; ++i) {
+          if (i % 3 == 2) {
+            while (!m.try_lock()) R::yield();
+          } else {
+            m.lock();
+          }
+          if (inside.fetch_add(1, std::memory_order_relaxed) != 0) overlap = true;
+          ++counter;
+          if (i % 7 == 0) R::yield();
+          inside.fetch_sub(1, std::memory_order_relaxed);
+          m.unlock();
+        }
+      });
+    }
+    for (std::thread& t : ts) t.join();
+    ASSERT_FALSE(overlap.load());
+    ASSERT_EQ(counter, static_cast<long>(threads) * rounds);
+  }
 }
 
 }  // namespace

@@ -366,33 +366,47 @@ class adaptive_mutex {
     const bool yield_due = due && barges_since_yield_ >= barge_limit_;
     if (yield_due) barges_since_yield_ = 0;
     const auto woken_ran = [overdue](word_type x) { return overdue || (x & woken_lost) != 0; };
-    // Without the guard: reserve the word for a woken waiter that is due a
-    // hand-off, or free it when there is nobody to wake (nobody parked, or
-    // a woken waiter already competes).
+    node* n = nullptr;
     for (;;) {
-      if (due && (w & woken) != 0 && woken_ran(w)) {
-        // The woken waiter has waited longest (it left the front of the
-        // queue): keep the word locked for it. Every other LT must now wait,
-        // and waiting yields, so it gets to run if it is not running. If it
-        // is re-parking meanwhile, park() finds the reservation.
-        // release: pairs with the woken waiter's acquire.
-        if (word_.compare_exchange_weak(w, w | reserved, std::memory_order_release, std::memory_order_relaxed)) return;
-        continue;
+      // Without the guard: reserve the word for a woken waiter that is due a
+      // hand-off, or free it when there is nobody to wake (nobody parked, or
+      // a woken waiter already competes).
+      for (;;) {
+        if (due && (w & woken) != 0 && woken_ran(w)) {
+          // The woken waiter has waited longest (it left the front of the
+          // queue): keep the word locked for it. Every other LT must now
+          // wait, and waiting yields, so it gets to run if it is not running.
+          // If it is re-parking meanwhile, park() finds the reservation.
+          // release: pairs with the woken waiter's acquire.
+          if (word_.compare_exchange_weak(w, w | reserved, std::memory_order_release, std::memory_order_relaxed)) return;
+          continue;
+        }
+        if (has_parked(w) && (w & woken) == 0) break;  // someone to wake, or to hand the lock to
+        // Competing waiters, a woken one that has not run, or nobody.
+        if (word_.compare_exchange_weak(w, w & ~locked, std::memory_order_release, std::memory_order_relaxed)) {
+          if (yield_due && has_awake(w)) R::yield();
+          return;
+        }
       }
-      if (has_parked(w) && (w & woken) == 0) break;  // someone to wake, or to hand the lock to
-      // Competing waiters, a woken one that has not run, or nobody.
-      if (word_.compare_exchange_weak(w, w & ~locked, std::memory_order_release, std::memory_order_relaxed)) {
-        if (yield_due && has_awake(w)) R::yield();
-        return;
-      }
+      // Under the guard, while we hold the lock, the parked count is the
+      // queue's length: waiters join and leave the count under the guard,
+      // and only a holder takes them out of the queue. Outside it the count
+      // can be one more for a moment: a waiter in park() counts itself,
+      // finds the word free (before we took it) and takes its count back
+      // before it releases the guard; a woken one that re-parks that way
+      // also clears WOKEN meanwhile. So the queue can be empty here: then
+      // look at the word again.
+      guard_lock();
+      n = head_;
+      if (n != nullptr) break;
+      guard_unlock();
+      w = word_.load(std::memory_order_relaxed);
     }
     // Parked waiters and none woken: that stays so while we hold the lock,
     // since only a holder sets WOKEN or takes waiters out of the queue, and
-    // a waiter that parks now queues (the word is locked). The parked count
-    // is the queue's length whenever a holder looks at it: it is one more
-    // only from the pop below to the RMW after it, and we hold the lock.
-    guard_lock();
-    node* n = head_;
+    // a waiter that parks now queues (the word is locked). The count is one
+    // more than the queue's length from the pop below to the RMW after it;
+    // only a holder relies on it, and we hold the lock.
     head_ = n->next;
     if (head_ == nullptr) tail_ = nullptr;
     guard_unlock();
