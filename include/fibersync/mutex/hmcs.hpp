@@ -7,11 +7,11 @@
 //   up to the root. At unlock, the holder passes the lock to its successor in
 //   the same leaf queue *with every ancestor lock still held* (a cohort pass)
 //   up to `pass_limit` times in a row; after that, or with no successor, it
-//   passes or frees its own level telling the successor to acquire the
-//   parent itself, then releases the parent: the root's release is the
-//   holder's last touch of the mutex. So the lock's data stays in one
-//   cluster's caches for up to pass_limit critical sections, then moves on
-//   in FIFO order of the cohorts.
+//   releases the parent, then tells its successor to acquire the parent
+//   itself; with no successor it frees its own level first, so that the
+//   root's release is its last touch of the mutex. So the lock's data stays
+//   in one cluster's caches for up to pass_limit critical sections, then
+//   moves on in FIFO order of the cohorts.
 // Paper: M. Chabbi, M. Fagan, J. Mellor-Crummey, "High Performance Locks for
 //   Multi-level NUMA Systems", PPoPP 2015.
 // Fairness: FIFO inside each queue, and the root is FIFO among cohorts, so
@@ -20,15 +20,17 @@
 //   inside each other cohort queued ahead (a pass_limit-bounded round robin).
 //   On a flat machine there is one level: plain FIFO MCS. try_lock succeeds
 //   only when every lock on its path is free.
-// Waits: lock() on its own node, and as a cohort leader on its level's node in
-//   the parent queue (spin -> yield -> suspend, park/grant handshake of
+// Waits: lock() on its own node, and as a cohort leader on its cohort's node
+//   in the parent queue (spin -> yield -> suspend, park/grant handshake of
 //   wait/handover.hpp); unlock() while a successor is still linking in (spin
 //   -> yield).
 // Space: per mutex, one cache line per lock of the tree (one per cluster,
-//   per node and the root); one pooled node per waiting or holding LT and
-//   one per cohort queued in a parent lock.
+//   per node and the root); one pooled node per waiting or holding LT, and
+//   one per cohort queued in a parent lock (lock() takes one per level
+//   before it queues anywhere and gives back those it did not use).
 // Lifetime: the last holder may destroy it right after its unlock(), as a
-//   std::mutex (the root's release is every unlock()'s last access).
+//   std::mutex: no unlock() touches the mutex after the step that lets
+//   another LT take it.
 // Not reentrant. Meets Lockable.
 #pragma once
 
@@ -65,20 +67,22 @@ class hmcs_mutex {
 
   void lock() {
     level_lock* leaf = my_leaf();
-    node* self = new_node();
-    acquire(leaf, self);
-    owner_node_ = self;
+    node* path[max_levels];
+    take_nodes(path);
+    const unsigned used = acquire(leaf, path);
+    give_back(path + used, levels() - used);
+    owner_node_ = path[0];
     owner_leaf_ = leaf;
   }
 
   bool try_lock() {
     level_lock* leaf = my_leaf();
-    node* self = new_node();
-    if (!try_acquire(leaf, self)) {
-      pool::release(self);
-      return false;
-    }
-    owner_node_ = self;
+    node* path[max_levels];
+    take_nodes(path);
+    const unsigned used = try_acquire(leaf, path);
+    give_back(path + used, levels() - used);
+    if (used == 0) return false;
+    owner_node_ = path[0];
     owner_leaf_ = leaf;
     return true;
   }
@@ -103,11 +107,11 @@ class hmcs_mutex {
   // One MCS lock of the tree. `in_parent` is the pooled node with which this
   // lock's current cohort queued in (or holds) the parent lock. Only the
   // holder of this lock reads or writes it: the leader sets it before it
-  // queues the node, and the holder that ends the cohort takes it before it
-  // passes or frees this lock, then releases the parent with it. (A node
-  // embedded here would force the parent's release first, and then the
-  // release of this lock would touch the mutex after the root let another
-  // LT in, which may destroy the mutex: see release().)
+  // queues the node, and the holder that ends the cohort reads it before it
+  // frees or passes this lock. It is not embedded in the level: when nobody
+  // waits here, release() frees this level before the parent, and an LT
+  // that arrives then leads a new cohort and queues a node of its own in the
+  // parent while ours is still there.
   struct alignas(detail::cache_line_size) level_lock {
     std::atomic<node*> tail{nullptr};
     level_lock* parent = nullptr;
@@ -152,17 +156,37 @@ class hmcs_mutex {
     return n;
   }
 
-  // Takes `l` for n's owner, and the parent locks unless the cohort passes
-  // them along with `l`.
-  void acquire(level_lock* l, node* n) {
+  // Cluster, node, root.
+  static constexpr unsigned max_levels = 3;
+
+  // One node per level, taken before queueing anywhere: an allocation that
+  // throws then leaves every level of the tree as it was (one that threw
+  // while we held a level would leave it locked for good).
+  void take_nodes(node** path) const {
+    unsigned taken = 0;
+    try {
+      for (; taken < levels(); ++taken) path[taken] = new_node();
+    } catch (...) {
+      give_back(path, taken);
+      throw;
+    }
+  }
+  static void give_back(node* const* nodes, unsigned count) noexcept {
+    for (unsigned i = 0; i < count; ++i) pool::release(nodes[i]);
+  }
+
+  // Takes `l` with path[0], and the parent locks with the next nodes of
+  // `path` unless the cohort passes them along with `l`. Returns how many
+  // nodes it queued.
+  unsigned acquire(level_lock* l, node* const* path) {
+    node* n = path[0];
     // acq_rel: as in mcs_mutex::lock().
     node* pred = l->tail.exchange(n, std::memory_order_acq_rel);
-    if (pred != nullptr && !wait_in_queue(n, pred)) return;  // a cohort pass
+    if (pred != nullptr && !wait_in_queue(n, pred)) return 1;  // a cohort pass
     n->passes = 0;  // we start a cohort at this level
-    if (l->parent != nullptr) {
-      l->in_parent = new_node();
-      acquire(l->parent, l->in_parent);
-    }
+    if (l->parent == nullptr) return 1;
+    l->in_parent = path[1];
+    return 1 + acquire(l->parent, path + 1);
   }
 
   // Returns true when the predecessor ended its cohort (acquire the parent).
@@ -173,23 +197,25 @@ class hmcs_mutex {
     return self->acquire_parent;
   }
 
-  bool try_acquire(level_lock* l, node* n) {
+  // As acquire(), without waiting: returns how many nodes it queued, or 0
+  // when a lock on the path was taken (then every level it took is free
+  // again, and no node of `path` is referenced).
+  unsigned try_acquire(level_lock* l, node* const* path) {
+    node* n = path[0];
     node* expected = nullptr;
     if (!l->tail.compare_exchange_strong(expected, n, std::memory_order_acq_rel, std::memory_order_relaxed)) {
-      return false;
+      return 0;
     }
     n->passes = 0;
-    if (l->parent == nullptr) return true;
-    node* up = new_node();
-    if (try_acquire(l->parent, up)) {
-      l->in_parent = up;
-      return true;
+    if (l->parent == nullptr) return 1;
+    if (const unsigned above = try_acquire(l->parent, path + 1)) {
+      l->in_parent = path[1];
+      return 1 + above;
     }
-    pool::release(up);
     // The parent is taken: give `l` back. A waiter that queued behind us in
     // the meantime leads the cohort and takes the parent itself.
     release_level(l, n, /*acquire_parent=*/true);
-    return false;
+    return 0;
   }
 
   void release(level_lock* l, node* n) {
@@ -205,16 +231,35 @@ class hmcs_mutex {
       succ->flag.grant();            // release: publishes the two fields above
       return;
     }
-    // This level first, the parent after it: we still hold the parent, so
-    // nobody can take the lock in between (the successor, or an LT that
-    // finds this level free, leads a new cohort and queues behind our node
-    // there), and the root's release below is our last touch of the mutex.
-    // The other order would let the root's next holder unlock and destroy
-    // the mutex while we still pass this level on.
+    // The cohort ends. Which of this level and its parent goes first
+    // depends on whether someone waits here.
     node* up = l->in_parent;
-    release_level(l, n, /*acquire_parent=*/true);
+    if (succ == nullptr) {
+      node* expected = n;
+      // release: pairs with the acquire of the next exchange on this tail.
+      if (l->tail.compare_exchange_strong(expected, nullptr, std::memory_order_release, std::memory_order_relaxed)) {
+        // Nobody waits here: this level is free, and the parent's release
+        // below, ending in the root's, is our last touch of the mutex. The
+        // other order would let the root's next holder unlock and destroy
+        // the mutex before our CAS here. (An LT that arrives meanwhile leads
+        // a new cohort and queues behind our node in the parent.)
+        release(l->parent, up);
+        pool::release(up);  // no one references it after its release
+        return;
+      }
+      succ = wait_for_successor(n);
+    }
+    // A successor waits here: the parent first, as in the paper, so that its
+    // new cohort queues there behind the cohorts already waiting, not behind
+    // our node, where a cohort pass of the parent could keep the root in
+    // this subtree for pass_limit x pass_limit acquisitions. Then the grant
+    // touches only its node (and it is still inside lock(): nobody may
+    // destroy the mutex yet).
     release(l->parent, up);
-    pool::release(up);  // no one references it after its release
+    pool::release(up);
+    succ->acquire_parent = true;
+    succ->passes = 0;
+    succ->flag.grant();
   }
 
   // Plain MCS release of one level.
