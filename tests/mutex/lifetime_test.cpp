@@ -11,8 +11,8 @@
 // to the mutex after that resume shows: a changed pattern, an ASan report, a
 // TSan race, or a hang (the watchdog). The generic suites check every lock on
 // every runtime by stress (support/lifetime.hpp); this pins down the window.
-// (Found in hmcs_mutex, which released its leaf after the root until session
-// 14: these tests failed on the 2-node and 3-level topologies.)
+// (Found in hmcs_mutex, whose leaf CAS came after the root's release until
+// session 14: these tests failed on the 2-node and 3-level topologies.)
 #include <gtest/gtest.h>
 #include <pthread.h>
 #include <sched.h>

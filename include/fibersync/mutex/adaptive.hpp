@@ -389,8 +389,9 @@ class adaptive_mutex {
         }
       }
       // Under the guard, while we hold the lock, the parked count is the
-      // queue's length: waiters join and leave the count under the guard,
-      // and only a holder takes them out of the queue. Outside it the count
+      // queue's length: a waiter joins the count, and leaves it when it finds
+      // the word free, under the guard; only a holder takes waiters out of
+      // the queue, and out of the count right after. Outside it the count
       // can be one more for a moment: a waiter in park() counts itself,
       // finds the word free (before we took it) and takes its count back
       // before it releases the guard; a woken one that re-parks that way

@@ -6,10 +6,12 @@
 //   its cohort: it queues a node for the cohort in the parent lock, and so on
 //   up to the root. At unlock, the holder passes the lock to its successor in
 //   the same leaf queue *with every ancestor lock still held* (a cohort pass)
-//   up to `pass_limit` times in a row; after that, or with no successor, it
-//   releases the parent, then tells its successor to acquire the parent
-//   itself; with no successor it frees its own level first, so that the
-//   root's release is its last touch of the mutex. So the lock's data stays
+//   up to `pass_limit` times in a row. After that it releases the parent,
+//   then tells its successor to acquire the parent itself; with no
+//   successor it frees its own level first, then releases the parent, so
+//   that the root's release is its last touch of the mutex (a cohort of the
+//   same level that forms meanwhile gets no cohort pass from its
+//   predecessor one level up: it waits its turn there). So the lock's data stays
 //   in one cluster's caches for up to pass_limit critical sections, then
 //   moves on in FIFO order of the cohorts.
 // Paper: M. Chabbi, M. Fagan, J. Mellor-Crummey, "High Performance Locks for
@@ -94,9 +96,13 @@ class hmcs_mutex {
   }
 
  private:
+  struct level_lock;
   struct alignas(detail::cache_line_size) node {
     handover_flag<R> flag;             // granted by the predecessor in the same queue
     std::atomic<node*> next{nullptr};  // written once by the successor
+    // The level whose cohort queued this node in its parent; nullptr for an
+    // LT's leaf node. Written before the node is queued.
+    const level_lock* child = nullptr;
     // Written by the predecessor before grant(), read by the owner after it:
     bool acquire_parent = false;       // the cohort ended: the new head must take the parent lock
     std::uint32_t passes = 0;          // consecutive cohort passes before this node
@@ -106,9 +112,9 @@ class hmcs_mutex {
 
   // One MCS lock of the tree. `in_parent` is the pooled node with which this
   // lock's current cohort queued in (or holds) the parent lock. Only the
-  // holder of this lock reads or writes it: the leader sets it before it
-  // queues the node, and the holder that ends the cohort reads it before it
-  // frees or passes this lock. It is not embedded in the level: when nobody
+  // holder of this lock reads or writes it: the leader sets it once it holds
+  // this lock and before it holds the parent, and the holder that ends the
+  // cohort reads it before it frees or passes this lock. It is not embedded in the level: when nobody
   // waits here, release() frees this level before the parent, and an LT
   // that arrives then leads a new cohort and queues a node of its own in the
   // parent while ours is still there.
@@ -148,6 +154,7 @@ class hmcs_mutex {
     n->next.store(nullptr, std::memory_order_relaxed);  // published by the tail exchange
     n->acquire_parent = false;
     n->passes = 0;
+    n->child = nullptr;
   }
 
   static node* new_node() {
@@ -186,6 +193,7 @@ class hmcs_mutex {
     n->passes = 0;  // we start a cohort at this level
     if (l->parent == nullptr) return 1;
     l->in_parent = path[1];
+    path[1]->child = l;
     return 1 + acquire(l->parent, path + 1);
   }
 
@@ -198,8 +206,9 @@ class hmcs_mutex {
   }
 
   // As acquire(), without waiting: returns how many nodes it queued, or 0
-  // when a lock on the path was taken (then every level it took is free
-  // again, and no node of `path` is referenced).
+  // when a lock on the path was taken (then every level it took is freed or
+  // passed to a waiter that queued behind us, and no node of `path` is
+  // referenced).
   unsigned try_acquire(level_lock* l, node* const* path) {
     node* n = path[0];
     node* expected = nullptr;
@@ -208,6 +217,7 @@ class hmcs_mutex {
     }
     n->passes = 0;
     if (l->parent == nullptr) return 1;
+    path[1]->child = l;
     if (const unsigned above = try_acquire(l->parent, path + 1)) {
       l->in_parent = path[1];
       return 1 + above;
@@ -225,7 +235,12 @@ class hmcs_mutex {
     }
     // acquire: pairs with the release store of the link in wait_in_queue().
     node* succ = n->next.load(std::memory_order_acquire);
-    if (succ != nullptr && n->passes + 1 < pass_limit_) {
+    // Never a cohort pass to a node of the level that queued ours: that level
+    // has just ended its cohort and freed itself (below), and a new cohort of
+    // it waits its turn here like any other (as in the paper, where the
+    // parent is released before the level).
+    const bool same_child = n->child != nullptr && succ != nullptr && succ->child == n->child;
+    if (succ != nullptr && n->passes + 1 < pass_limit_ && !same_child) {
       succ->acquire_parent = false;  // the parent locks stay with the cohort
       succ->passes = n->passes + 1;
       succ->flag.grant();            // release: publishes the two fields above
@@ -242,7 +257,8 @@ class hmcs_mutex {
         // below, ending in the root's, is our last touch of the mutex. The
         // other order would let the root's next holder unlock and destroy
         // the mutex before our CAS here. (An LT that arrives meanwhile leads
-        // a new cohort and queues behind our node in the parent.)
+        // a new cohort and may queue behind our node in the parent; it gets
+        // no cohort pass there: `same_child` above.)
         release(l->parent, up);
         pool::release(up);  // no one references it after its release
         return;
