@@ -366,37 +366,36 @@ class adaptive_mutex {
     const bool yield_due = due && barges_since_yield_ >= barge_limit_;
     if (yield_due) barges_since_yield_ = 0;
     const auto woken_ran = [overdue](word_type x) { return overdue || (x & woken_lost) != 0; };
+    // Without the guard: reserve the word for a woken waiter that is due a
+    // hand-off, or free it when there is nobody to wake (nobody parked, or a
+    // woken waiter already competes).
     node* n = nullptr;
     for (;;) {
-      // Without the guard: reserve the word for a woken waiter that is due a
-      // hand-off, or free it when there is nobody to wake (nobody parked, or
-      // a woken waiter already competes).
-      for (;;) {
-        if (due && (w & woken) != 0 && woken_ran(w)) {
-          // The woken waiter has waited longest (it left the front of the
-          // queue): keep the word locked for it. Every other LT must now
-          // wait, and waiting yields, so it gets to run if it is not running.
-          // If it is re-parking meanwhile, park() finds the reservation.
-          // release: pairs with the woken waiter's acquire.
-          if (word_.compare_exchange_weak(w, w | reserved, std::memory_order_release, std::memory_order_relaxed)) return;
-          continue;
-        }
-        if (has_parked(w) && (w & woken) == 0) break;  // someone to wake, or to hand the lock to
+      if (due && (w & woken) != 0 && woken_ran(w)) {
+        // The woken waiter has waited longest (it left the front of the
+        // queue): keep the word locked for it. Every other LT must now wait,
+        // and waiting yields, so it gets to run if it is not running. If it
+        // is re-parking meanwhile, park() finds the reservation.
+        // release: pairs with the woken waiter's acquire.
+        if (word_.compare_exchange_weak(w, w | reserved, std::memory_order_release, std::memory_order_relaxed)) return;
+        continue;
+      }
+      if (!has_parked(w) || (w & woken) != 0) {
         // Competing waiters, a woken one that has not run, or nobody.
         if (word_.compare_exchange_weak(w, w & ~locked, std::memory_order_release, std::memory_order_relaxed)) {
           if (yield_due && has_awake(w)) R::yield();
           return;
         }
+        continue;
       }
-      // Under the guard, while we hold the lock, the parked count is the
-      // queue's length: a waiter joins the count, and leaves it when it finds
-      // the word free, under the guard; only a holder takes waiters out of
-      // the queue, and out of the count right after. Outside it the count
-      // can be one more for a moment: a waiter in park() counts itself,
-      // finds the word free (before we took it) and takes its count back
-      // before it releases the guard; a woken one that re-parks that way
-      // also clears WOKEN meanwhile. So the queue can be empty here: then
-      // look at the word again.
+      // Someone to wake, or to hand the lock to. Under the guard, while we
+      // hold the lock, the parked count is the queue's length: a waiter
+      // joins the count, and leaves it when it finds the word free, under
+      // the guard. Outside it the count can be one more for a moment: a
+      // waiter in park() counts itself, finds the word free (before we took
+      // it) and takes its count back before it releases the guard; a woken
+      // one that re-parks that way also clears WOKEN meanwhile. So the queue
+      // can be empty here: then look at the word again.
       guard_lock();
       n = head_;
       if (n != nullptr) break;

@@ -10,10 +10,10 @@
 //   then tells its successor to acquire the parent itself; with no
 //   successor it frees its own level first, then releases the parent, so
 //   that the root's release is its last touch of the mutex (a cohort of the
-//   same level that forms meanwhile gets no cohort pass from its
-//   predecessor one level up: it waits its turn there). So the lock's data stays
-//   in one cluster's caches for up to pass_limit critical sections, then
-//   moves on in FIFO order of the cohorts.
+//   same level that forms meanwhile gets no cohort pass one level up: it
+//   waits its turn there). So the lock's data stays in one cluster's caches
+//   for up to pass_limit critical sections, then moves on in FIFO order of
+//   the cohorts.
 // Paper: M. Chabbi, M. Fagan, J. Mellor-Crummey, "High Performance Locks for
 //   Multi-level NUMA Systems", PPoPP 2015.
 // Fairness: FIFO inside each queue, and the root is FIFO among cohorts, so
@@ -114,10 +114,10 @@ class hmcs_mutex {
   // lock's current cohort queued in (or holds) the parent lock. Only the
   // holder of this lock reads or writes it: the leader sets it once it holds
   // this lock and before it holds the parent, and the holder that ends the
-  // cohort reads it before it frees or passes this lock. It is not embedded in the level: when nobody
-  // waits here, release() frees this level before the parent, and an LT
-  // that arrives then leads a new cohort and queues a node of its own in the
-  // parent while ours is still there.
+  // cohort reads it before it frees or passes this lock. It is not embedded
+  // in the level: when nobody waits here, release() frees this level before
+  // the parent, and an LT that arrives then leads a new cohort and queues a
+  // node of its own in the parent while ours is still there.
   struct alignas(detail::cache_line_size) level_lock {
     std::atomic<node*> tail{nullptr};
     level_lock* parent = nullptr;
@@ -236,9 +236,9 @@ class hmcs_mutex {
     // acquire: pairs with the release store of the link in wait_in_queue().
     node* succ = n->next.load(std::memory_order_acquire);
     // Never a cohort pass to a node of the level that queued ours: that level
-    // has just ended its cohort and freed itself (below), and a new cohort of
-    // it waits its turn here like any other (as in the paper, where the
-    // parent is released before the level).
+    // ended its cohort and was freed before this release (the case with
+    // nobody waiting, below, one level down); its new cohort waits its turn
+    // here like any other, as in the paper, where the parent goes first.
     const bool same_child = n->child != nullptr && succ != nullptr && succ->child == n->child;
     if (succ != nullptr && n->passes + 1 < pass_limit_ && !same_child) {
       succ->acquire_parent = false;  // the parent locks stay with the cohort
@@ -246,52 +246,48 @@ class hmcs_mutex {
       succ->flag.grant();            // release: publishes the two fields above
       return;
     }
-    // The cohort ends. Which of this level and its parent goes first
-    // depends on whether someone waits here.
+    // The cohort ends: free this level, or find the successor waiting here;
+    // then release the parent; then hand this level to the successor.
+    // - Nobody waits: the level goes first, because the root's release must
+    //   be our last touch of the mutex (its next holder may unlock and
+    //   destroy it at once). An LT that arrives meanwhile leads a new cohort
+    //   and may queue behind our node in the parent; it gets no cohort pass
+    //   there (`same_child` above).
+    // - A successor waits: the parent goes first, as in the paper, so that
+    //   the successor's new cohort queues there behind the cohorts already
+    //   waiting. The grant after it touches only the successor's node, and
+    //   the successor is still inside lock(): nobody may destroy the mutex.
     node* up = l->in_parent;
-    if (succ == nullptr) {
-      node* expected = n;
-      // release: pairs with the acquire of the next exchange on this tail.
-      if (l->tail.compare_exchange_strong(expected, nullptr, std::memory_order_release, std::memory_order_relaxed)) {
-        // Nobody waits here: this level is free, and the parent's release
-        // below, ending in the root's, is our last touch of the mutex. The
-        // other order would let the root's next holder unlock and destroy
-        // the mutex before our CAS here. (An LT that arrives meanwhile leads
-        // a new cohort and may queue behind our node in the parent; it gets
-        // no cohort pass there: `same_child` above.)
-        release(l->parent, up);
-        pool::release(up);  // no one references it after its release
-        return;
-      }
-      succ = wait_for_successor(n);
-    }
-    // A successor waits here: the parent first, as in the paper, so that its
-    // new cohort queues there behind the cohorts already waiting, not behind
-    // our node, where a cohort pass of the parent could keep the root in
-    // this subtree for pass_limit x pass_limit acquisitions. Then the grant
-    // touches only its node (and it is still inside lock(): nobody may
-    // destroy the mutex yet).
+    node* waiting = free_or_successor(l, n, succ);
     release(l->parent, up);
-    pool::release(up);
-    succ->acquire_parent = true;
-    succ->passes = 0;
-    succ->flag.grant();
+    pool::release(up);  // no one references it after its release
+    if (waiting != nullptr) hand_to(waiting, /*acquire_parent=*/true);
   }
 
   // Plain MCS release of one level.
   void release_level(level_lock* l, node* n, bool acquire_parent) {
-    node* succ = n->next.load(std::memory_order_acquire);
-    if (succ == nullptr) {
-      node* expected = n;
-      // release: pairs with the acquire of the next exchange on this tail.
-      if (l->tail.compare_exchange_strong(expected, nullptr, std::memory_order_release, std::memory_order_relaxed)) {
-        return;
-      }
-      succ = wait_for_successor(n);
+    // acquire: pairs with the release store of the link in wait_in_queue().
+    if (node* succ = free_or_successor(l, n, n->next.load(std::memory_order_acquire))) hand_to(succ, acquire_parent);
+  }
+
+  // With no successor linked behind n (`succ` null), frees `l` and returns
+  // null, unless one is queueing: then, as otherwise, returns the successor.
+  node* free_or_successor(level_lock* l, node* n, node* succ) {
+    if (succ != nullptr) return succ;
+    node* expected = n;
+    // release: pairs with the acquire of the next exchange on this tail.
+    if (l->tail.compare_exchange_strong(expected, nullptr, std::memory_order_release, std::memory_order_relaxed)) {
+      return nullptr;
     }
+    return wait_for_successor(n);
+  }
+
+  // Hands a level to `succ` outside a cohort pass: it counts passes anew,
+  // and with acquire_parent it must take the parent lock itself.
+  static void hand_to(node* succ, bool acquire_parent) noexcept {
     succ->acquire_parent = acquire_parent;
     succ->passes = 0;
-    succ->flag.grant();
+    succ->flag.grant();  // release: publishes the two fields above
   }
 
   [[gnu::noinline]] node* wait_for_successor(node* n) {
