@@ -17,13 +17,9 @@
 #include <pthread.h>
 #include <sched.h>
 
-#include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstring>
-#include <iterator>
 #include <memory>
-#include <new>
 #include <optional>
 #include <string_view>
 #include <thread>
@@ -101,12 +97,8 @@ void expect_destroy_while_the_releaser_stalls(std::string_view topology_text, co
   S::destroyed = false;
   S::stalled_until_destroyed = false;
 
-  constexpr unsigned char destroyed_fill = 0xA5;
-  struct box {
-    alignas(M) unsigned char bytes[sizeof(M)];
-  };
-  const auto storage = std::make_unique<box>();
-  M* m = new (storage->bytes) M(args...);
+  const auto storage = std::make_unique<watched_storage<M>>();
+  M* m = &storage->construct(args...);
   std::atomic<bool> a_holds{false};
   watchdog dog("destroy while the releaser stalls", 60s);
   std::thread a([&] {
@@ -123,18 +115,13 @@ void expect_destroy_while_the_releaser_stalls(std::string_view topology_text, co
     while (!a_holds.load()) ::sched_yield();
     m->lock();
     m->unlock();
-    m->~M();
-    std::memset(storage->bytes, destroyed_fill, sizeof(M));
-    poison_memory(storage->bytes, sizeof(M));
+    storage->destroy();
     S::destroyed = true;
   });
   a.join();
   b.join();
-  unpoison_memory(storage->bytes, sizeof(M));
   EXPECT_TRUE(S::stalled_until_destroyed.load()) << "B did not destroy the mutex while A stood in resume()";
-  EXPECT_TRUE(std::all_of(std::begin(storage->bytes), std::end(storage->bytes),
-                          [](unsigned char c) { return c == destroyed_fill; }))
-      << "A's unlock() wrote into the mutex after it woke B";
+  EXPECT_TRUE(storage->untouched()) << "A's unlock() wrote into the mutex after it woke B";
 }
 
 const wait_policy park_at_once = wait_policy{}.with_suspend_after(1).with_yield_every(1);

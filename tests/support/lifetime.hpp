@@ -16,13 +16,9 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
-#include <iterator>
-#include <new>
 #include <vector>
 
 #include <fibersync/runtime/counting.hpp>
@@ -38,22 +34,20 @@ namespace fibersync::test {
 template <class R, class M, class... Args>
 void expect_last_holder_may_destroy(unsigned mutexes, const Args&... args) {
   using namespace std::chrono_literals;
-  constexpr unsigned char destroyed = 0xA5;
   struct slot {
-    alignas(M) unsigned char storage[sizeof(M)];
+    watched_storage<M> storage;
     unsigned takers = 0;  // under the slot's mutex
     std::atomic<unsigned> arrived{0};
-    M& mutex() noexcept { return *std::launder(reinterpret_cast<M*>(storage)); }
   };
   const unsigned lts = 16;
   const unsigned rounds = 4;  // per LT and mutex
   std::vector<slot> slots(mutexes);
-  for (slot& s : slots) new (s.storage) M(args...);
+  for (slot& s : slots) s.storage.construct(args...);
   R::reset();
   watchdog dog("destroy after the last unlock", 300s);
   run_lts<R>(2, lts, [&](unsigned) {
     for (slot& s : slots) {
-      M& m = s.mutex();
+      M& m = s.storage.object();
       s.arrived.fetch_add(1, std::memory_order_relaxed);
       while (s.arrived.load(std::memory_order_relaxed) < lts) R::yield();
       for (unsigned round = 0; round < rounds; ++round) {
@@ -64,18 +58,13 @@ void expect_last_holder_may_destroy(unsigned mutexes, const Args&... args) {
           R::yield();
         }
         m.unlock();
-        if (last) {
-          m.~M();
-          std::memset(s.storage, destroyed, sizeof(M));
-          poison_memory(s.storage, sizeof(M));
-        }
+        if (last) s.storage.destroy();
       }
     }
   });
   unsigned touched = 0;
   for (slot& s : slots) {
-    unpoison_memory(s.storage, sizeof(M));
-    if (std::any_of(std::begin(s.storage), std::end(s.storage), [](unsigned char b) { return b != destroyed; })) ++touched;
+    if (!s.storage.untouched()) ++touched;
   }
   EXPECT_EQ(touched, 0u) << "unlock() wrote into a mutex its last holder had destroyed";
   const wait_counts counts = R::totals();
