@@ -104,7 +104,8 @@ def format_rank(
     rows: Sequence[RankRow], subject: str, worst: int = 15, best_floor: float = 0.9, ignored: Sequence[str] = ()
 ) -> str:
     """Markdown: totals, then the `worst` configurations by ratio to the best
-    (and the mutexes left out of the comparison, if any)."""
+    and the `worst` below the library (and the mutexes left out of the
+    comparison, if any)."""
     if not rows:
         return f"no configuration has {subject} and another fibersync mutex\n"
     within = sum(r.vs_best >= best_floor for r in rows)
@@ -139,10 +140,10 @@ def format_rank(
             f"| {_describe(r.point)} | {r.subject:.3g} | {r.best_other} | {r.best_other_value:.3g} | "
             f"{r.vs_best:.2f} | {pair} | {lib} |"
         )
-    lib_worst = sorted(lib_rows, key=lambda r: r.vs_library)[:5]
-    if lib_worst and lib_worst[0].vs_library < 1.0:
-        lines += ["", f"Worst ratios to library:", ""]
-        lines += [f"- {_describe(r.point)}: {r.vs_library:.2f}" for r in lib_worst if r.vs_library < 1.0]
+    below_lib = sorted((r for r in lib_rows if r.vs_library < 1.0), key=lambda r: r.vs_library)[:worst]
+    if below_lib:
+        lines += ["", "Worst ratios to library:", ""]
+        lines += [f"- {_describe(r.point)}: {r.vs_library:.2f}" for r in below_lib]
     return "\n".join(lines) + "\n"
 
 

@@ -42,6 +42,20 @@ def test_ratios_use_medians_and_exclude_library_from_best(tmp_path):
     assert text.index("lts=4") < text.index("lts=16")
 
 
+def test_worst_limits_both_lists(tmp_path):
+    # Seven configurations, each below the library and the best other.
+    runs = []
+    for lts in range(1, 8):
+        runs += _runs("adaptive", [lts] * 3, lts=lts) + _runs("ttas", [10] * 3, lts=lts)
+        runs += _runs("library", [10] * 3, lts=lts)
+    rows = rank(load_results([write_runs(tmp_path / "r.csv", runs)]), "adaptive")
+    lib_list = lambda text: [l for l in text.split("Worst ratios to library:")[1].splitlines() if l.startswith("- ")]
+    assert len(lib_list(format_rank(rows, "adaptive", worst=6))) == 6
+    three = format_rank(rows, "adaptive", worst=3)
+    assert len(lib_list(three)) == 3 and "lts=1:" in three and "lts=4:" not in three
+    assert sum(l.startswith("| hot-handover") for l in three.splitlines()) == 3
+
+
 def test_cli_rank_and_missing_subject(tmp_path, capsys):
     path = write_runs(tmp_path / "r.csv", _runs("adaptive", [1, 2, 3]) + _runs("mcs", [2, 2, 2]))
     assert cli.main(["rank", str(path)]) == 0
