@@ -60,6 +60,7 @@ class FewCarriersTest {
         TestThreads tt = new TestThreads();
         tt.startVirtual(threads, rounds, i -> witness.incrementUnder(lock, () -> LockSupport.parkNanos(200_000)));
         tt.joinAll(Duration.ofSeconds(60));
+        assertEquals(0, witness.overlaps(), "two holders at once");
         assertEquals(threads * rounds, witness.count());
     }
 
@@ -89,6 +90,7 @@ class FewCarriersTest {
             });
         }
         tt.joinAll(Duration.ofSeconds(90));
+        assertEquals(0, witness.overlaps(), "two holders at once");
         assertEquals(acquired.get(), witness.count());
         assertTrue(acquired.get() >= 125 * 10, "every patient attempt succeeds: " + acquired.get());
         assertTrue(lock.tryLock());
