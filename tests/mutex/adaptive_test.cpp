@@ -386,6 +386,49 @@ TEST(adaptive_mutex, where_idle_carriers_steal_the_last_competing_waiter_parks_a
   EXPECT_EQ(suspends_of_a_lone_waiter<false>(static_cast<int>(M::long_wait_checks) * 4), 0u);
 }
 
+// The reservation, step by step on one carrier with barge limit 1: LT 1
+// waits out a long hold and parks; LT 0's unlock() wakes it and LT 0 re-locks
+// at once, a barge past the woken LT 1, which then runs and loses one check.
+// LT 0's next unlock() is due a hand-off and the woken waiter has run, so it
+// keeps the word locked for LT 1: LT 0's try_lock() right after it fails,
+// and LT 1 acquires before LT 0 again. (With the reservation disabled,
+// LT 0's try_lock() took the word back: checked by editing the header.)
+TEST(adaptive_mutex, unlock_reserves_the_word_for_a_woken_waiter_that_has_run_once_a_hand_off_is_due) {
+  using R = assigned_carriers_runtime<true>;
+  R::carrier_of.clear();
+  R::suspends.clear();
+  adaptive_mutex<R> m(wait_policy{}.with_yield_every(1).with_suspend_after(4), /*barge_limit=*/1);
+  std::vector<unsigned> order;
+  bool retaken_at_once = true;
+  watchdog dog("adaptive reservation", 60s);
+  executor_options o;
+  o.carriers = 1;
+  run_lts_on_boost_fibers(o, 2, [&](unsigned lt) {
+    R::carrier_of[R::current()] = 0;
+    if (lt == 0) {
+      m.lock();
+      for (int i = 0; i < static_cast<int>(adaptive_mutex<R>::long_wait_checks) + 16; ++i) R::yield();
+      m.unlock();  // not due yet (no barge): frees the word and wakes LT 1
+      m.lock();    // the barge: LT 1 is woken but has not run
+      order.push_back(0);
+      R::yield();  // LT 1 fails once (WOKEN_LOST) and, the only waiter, stays awake
+      m.unlock();  // due: reserves the word for LT 1
+      retaken_at_once = m.try_lock();
+      if (retaken_at_once) m.unlock();
+      m.lock();
+      order.push_back(0);
+      m.unlock();
+      return;
+    }
+    m.lock();
+    order.push_back(1);
+    m.unlock();
+  });
+  EXPECT_EQ(R::suspends[0], 1u);  // LT 1's long-wait park
+  EXPECT_FALSE(retaken_at_once);
+  EXPECT_EQ(order, (std::vector<unsigned>{0, 1, 0}));
+}
+
 // Real parallelism: the adversary re-locks without pause on its own core
 // until every victim has done its rounds.
 void os_threads_progress_against_a_tight_loop(const wait_policy& policy) {
