@@ -386,6 +386,74 @@ TEST(adaptive_mutex, where_idle_carriers_steal_the_last_competing_waiter_parks_a
   EXPECT_EQ(suspends_of_a_lone_waiter<false>(static_cast<int>(M::long_wait_checks) * 4), 0u);
 }
 
+// Two LTs on one carrier take turns to hold the lock for `holder_yields`
+// yields, sleeping `sleep_in_hold` before each; the other waits alone, one
+// failed check per yield. Barge limit 0: every release hands the lock to
+// the parked waiter, so every hold after the first began in lock_slow()
+// (timed one in sample_every) and every wake-up is a hand-off (timed one in
+// sample_every). After each unlock() the releaser sleeps
+// `sleep_after_unlock`, which the woken waiter's wake-up includes. Returns,
+// per hold, after how many of its yields the waiter had suspended (-1: it
+// never did).
+std::vector<int> park_points_of_alternating_holds(int holds, int holder_yields, std::chrono::microseconds sleep_in_hold,
+                                                  std::chrono::microseconds sleep_after_unlock) {
+  using R = assigned_carriers_runtime<true>;
+  R::carrier_of.clear();
+  R::suspends.clear();
+  adaptive_mutex<R> m(wait_policy{}.with_yield_every(1).with_suspend_after(4), /*barge_limit=*/0);
+  std::vector<int> points;
+  watchdog dog("adaptive alternating holds", 120s);
+  executor_options o;
+  o.carriers = 1;
+  run_lts_on_boost_fibers(o, 2, [&](unsigned) {
+    R::carrier_of[R::current()] = 0;
+    while (static_cast<int>(points.size()) < holds) {
+      m.lock();
+      if (static_cast<int>(points.size()) >= holds) {
+        m.unlock();
+        break;
+      }
+      const unsigned suspends_before = R::suspends[0];
+      int point = -1;
+      for (int i = 1; i <= holder_yields; ++i) {
+        std::this_thread::sleep_for(sleep_in_hold);
+        R::yield();
+        if (point < 0 && R::suspends[0] != suspends_before) point = i;
+      }
+      points.push_back(point);
+      m.unlock();
+      std::this_thread::sleep_for(sleep_after_unlock);
+    }
+  });
+  return points;
+}
+
+TEST(adaptive_mutex, a_lone_waiter_parks_early_when_holds_are_long_next_to_wake_ups) {
+  using M = adaptive_mutex<assigned_carriers_runtime<true>>;
+  const int long_wait = static_cast<int>(M::long_wait_checks);
+  const int short_wait = static_cast<int>(M::short_wait_checks);
+  // Holds of >= 5 ms (272 sleeps of 20 us) against wake-ups of a few
+  // microseconds. Until the mutex has timed a hold and a wake-up (one in
+  // sample_every of each), the waiter spins all of long_wait_checks; then it
+  // parks after short_wait_checks.
+  const std::vector<int> points = park_points_of_alternating_holds(40, long_wait + 16, 20us, 0us);
+  ASSERT_EQ(points.size(), 40u);
+  for (int i = 1; i < 4; ++i) EXPECT_NEAR(points[i], long_wait, 3) << "hold " << i;
+  for (int i = 32; i < 40; ++i) EXPECT_NEAR(points[i], short_wait, 3) << "hold " << i;
+}
+
+TEST(adaptive_mutex, a_lone_waiter_keeps_spinning_when_wake_ups_are_long_next_to_holds) {
+  // The control: the same turns, holds of 1.4-16 ms (272 sleeps of 5 us,
+  // or of the timer's slack), but each wake-up waits out a 4 ms sleep of the
+  // releaser, so a hold is never hold_to_wake_up wake-ups long: the waiter
+  // never parks early.
+  using M = adaptive_mutex<assigned_carriers_runtime<true>>;
+  const int long_wait = static_cast<int>(M::long_wait_checks);
+  const std::vector<int> points = park_points_of_alternating_holds(24, long_wait + 16, 5us, 4000us);
+  ASSERT_EQ(points.size(), 24u);
+  for (int i = 1; i < 24; ++i) EXPECT_NEAR(points[i], long_wait, 3) << "hold " << i;
+}
+
 // The reservation, step by step on one carrier with barge limit 1: LT 1
 // waits out a long hold and parks; LT 0's unlock() wakes it and LT 0 re-locks
 // at once, a barge past the woken LT 1, which then runs and loses one check.

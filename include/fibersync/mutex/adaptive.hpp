@@ -9,7 +9,8 @@
 //   failed check made while another waiter competes (while it is the only
 //   one, and, where idle carriers do not steal work, the only awake one of
 //   its carrier, it keeps competing; where they steal, for at most 256
-//   failed checks).
+//   failed checks, 32 while the mutex's sampled holds last 16 times its
+//   sampled wake-ups and 100 us or more).
 //   unlock() frees the word and wakes the oldest parked waiter unless one
 //   is already awake (WOKEN); a woken waiter that loses re-parks at the
 //   front. After `barge_limit` acquisitions made while others waited,
@@ -32,8 +33,9 @@
 //   competes like TTAS.
 // Waits: lock() on the word (an unannounced spin of 2 x max_backoff
 //   pauses, then spin -> yield; where idle carriers steal, the last
-//   competing waiter parks only after 256 failed checks; where they do
-//   not, it never parks, nor does the last awake one of a carrier);
+//   competing waiter parks only after 256 failed checks, or 32 while holds
+//   are long next to wake-ups; where they do not, it never parks, nor does
+//   the last awake one of a carrier);
 //   parked, on its own node (one check, then suspend); the queue guard
 //   (spin -> yield, a few pointer writes). unlock() yields once every
 //   barge_limit acquisitions past waiters while a hand-off is due and
@@ -48,6 +50,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <type_traits>
 
@@ -69,8 +72,17 @@ class adaptive_mutex {
   // to the woken (or oldest parked) waiter even if it has not yet run.
   static constexpr std::uint32_t patience_factor = 32;
   // Where idle carriers steal, even the last competing waiter parks after
-  // this many failed checks (see lock_slow()).
+  // long_wait_checks failed checks (see lock_slow()), or after
+  // short_wait_checks while this mutex's holds last at least
+  // hold_to_wake_up times as long as its wake-ups, and long_hold_ns or more
+  // (measured: see start_hold()). The floor keeps out the saturated holds
+  // of 40-50 us whose waiters lost up to a third when they parked early
+  // (docs/ADAPTIVE.md, finding 16): on our scheduler a wake-up takes 0.3 us
+  // at the median, but its mean is lifted by carriers that went to sleep.
   static constexpr std::uint32_t long_wait_checks = 256;
+  static constexpr std::uint32_t short_wait_checks = long_wait_checks / 8;
+  static constexpr std::int64_t hold_to_wake_up = 16;
+  static constexpr std::int64_t long_hold_ns = 100'000;
 
   adaptive_mutex() noexcept : adaptive_mutex(default_wait_policy<R>()) {}
   explicit adaptive_mutex(const wait_policy& policy, std::uint32_t barge_limit = default_barge_limit) noexcept
@@ -133,6 +145,7 @@ class adaptive_mutex {
     handover_flag<R> flag;    // granted by unlock(): woken, or handed the lock
     bool handed_lock = false;  // written before the grant: the lock is ours
     bool lost = false;         // re-parked after a wake (it lost once); under guard_
+    std::int64_t granted_at = 0;  // clock_ns() at the grant, if this wake-up is timed
     node* next = nullptr;      // queue link, under guard_
     node* pool_next = nullptr;
   };
@@ -174,6 +187,72 @@ class adaptive_mutex {
     static void stand_up(carrier_seat) noexcept {}
     static bool last_on_carrier(carrier_seat&) noexcept { return false; }
   };
+
+  // Where idle carriers steal, the lone waiter's long wait depends on what a
+  // park costs here (docs/ADAPTIVE.md, finding 17): with holds of 0.3-0.7 ms
+  // (paper-coop) a wake-up of 0.3-20 us is cheap and the waiter's spin
+  // takes carrier time from the holder's work; with holds of 50 us (a
+  // saturated poisson-rate) a 20 us futex round trip is not. So the mutex
+  // keeps moving averages (1/8) of both, from one in sample_every slow-path
+  // acquisitions and wake-ups (a clock read costs ~20 ns), and a lone
+  // waiter parks at short_wait_checks while hold >= hold_to_wake_up x
+  // wake-up (and >= long_hold_ns). A hold is timed from an acquisition in lock_slow() to the
+  // unlock_slow() that ends it; a wake-up from unlock_slow()'s grant to the
+  // woken waiter running. Relaxed: a lost update shifts one estimate.
+  static constexpr std::uint32_t sample_every = 8;
+  static std::int64_t clock_ns() noexcept {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+  static void add_sample(std::atomic<std::int64_t>& average, std::int64_t sample) noexcept {
+    const std::int64_t old = average.load(std::memory_order_relaxed);
+    average.store(old + (sample - old) / 8, std::memory_order_relaxed);
+  }
+  // Holder, after an acquisition in lock_slow(): time one hold in
+  // sample_every; otherwise make sure no earlier holder's time is left.
+  void start_hold() noexcept {
+    if (++slow_acquisitions_ % sample_every == 0) {
+      held_since_.store(clock_ns(), std::memory_order_relaxed);
+    } else if (held_since_.load(std::memory_order_relaxed) != 0) {
+      held_since_.store(0, std::memory_order_relaxed);
+    }
+  }
+  // A waiter about to count itself in a word without waiters. A holder that
+  // came in through try_lock() times nothing, and the holder before it, if
+  // it acquired in lock_slow(), may have left its time: its unlock() took
+  // the fast path (nobody waited). The release of the count that follows
+  // makes the holder's unlock_slow() see the cleared time. (A waiter that
+  // read the word just before the last counted waiter acquired misses this;
+  // end_hold() bounds what such a stale time can do.)
+  void forget_hold() noexcept {
+    if (held_since_.load(std::memory_order_relaxed) != 0) held_since_.store(0, std::memory_order_relaxed);
+  }
+  // Holder, in unlock_slow(), after the failed CAS that saw a waiter.
+  void end_hold() noexcept {
+    // acquire: pairs with the release of the count that forget_hold()
+    // precedes. This load reads that count or a later value, and every
+    // write to the word is an RMW, so it is in that release's sequence. (A
+    // fence would do the same; ThreadSanitizer does not model fences.)
+    (void)word_.load(std::memory_order_acquire);
+    const std::int64_t since = held_since_.load(std::memory_order_relaxed);
+    if (since == 0) return;
+    held_since_.store(0, std::memory_order_relaxed);
+    const std::int64_t average = hold_ns_.load(std::memory_order_relaxed);
+    const std::int64_t held = clock_ns() - since;
+    // At most 4x the average per sample: a stale time moves it by 3/8 at most.
+    add_sample(hold_ns_, average > 0 ? std::min(held, 4 * average) : held);
+  }
+  // Holder, before the RMW that wakes a waiter: the time to write into its
+  // node, 0 if this wake-up is not timed.
+  std::int64_t start_wake_up() noexcept { return ++wake_ups_ % sample_every == 0 ? clock_ns() : 0; }
+  // The woken waiter, once it runs.
+  void end_wake_up(std::int64_t granted_at) noexcept {
+    if (granted_at != 0) add_sample(wake_up_ns_, clock_ns() - granted_at);
+  }
+  bool holds_are_long() const noexcept {
+    const std::int64_t wake_up = wake_up_ns_.load(std::memory_order_relaxed);
+    return wake_up > 0 && hold_ns_.load(std::memory_order_relaxed) >= std::max(hold_to_wake_up * wake_up, long_hold_ns);
+  }
 
   // Holder only: an acquisition passed waiters (competing, parked or woken).
   void note_barge() noexcept {
@@ -230,10 +309,15 @@ class adaptive_mutex {
     node* self = nullptr;
     bool was_woken = false;  // we hold WOKEN and must clear it (by acquiring or re-parking)
     bool lost = false;       // we set WOKEN_LOST and must clear it with WOKEN
-    word_.fetch_add(competing_one, std::memory_order_relaxed);
+    if constexpr (idle_carriers_steal_v<R>) {
+      if ((word_.load(std::memory_order_relaxed) & ~locked) == 0) forget_hold();
+    }
+    // release: publishes forget_hold() to the holder's unlock_slow().
+    word_.fetch_add(competing_one, std::memory_order_release);
     for (;;) {
       carrier_seat seat = awake_.sit_down();  // awake: competing, or woken
       waiter<R> w(policy_);
+      bool park_early = false;  // decided at short_wait_checks failed checks
       for (;;) {
         word_type seen = word_.load(std::memory_order_relaxed);
         if (was_woken && (seen & reserved) != 0) {
@@ -266,9 +350,15 @@ class adaptive_mutex {
         // wake-up it will need is short next to it, and its yields took
         // carrier time from the holder's work (paper-coop on our scheduler:
         // ~1200 yields per acquisition, 0.83-0.89 of the queue locks;
-        // docs/ADAPTIVE.md, finding 14).
+        // docs/ADAPTIVE.md, finding 14). While this mutex's holds are long
+        // next to its wake-ups, it parks after short_wait_checks (finding 17).
         const word_type other_competitors = (seen & competing_mask) / competing_one - (was_woken ? 0 : 1);
-        const bool long_wait = idle_carriers_steal_v<R> && w.failures() + 1 >= long_wait_checks;
+        bool long_wait = false;
+        if constexpr (idle_carriers_steal_v<R>) {
+          const std::uint32_t checks = w.failures() + 1;
+          if (checks == short_wait_checks && other_competitors == 0) park_early = holds_are_long();
+          long_wait = checks >= long_wait_checks || (park_early && checks >= short_wait_checks);
+        }
         if (was_woken && !lost) {
           word_.fetch_or(woken_lost, std::memory_order_relaxed);  // tells unlock() we are running
           lost = true;
@@ -293,6 +383,7 @@ class adaptive_mutex {
 
   void acquired(node* self, bool after_waiting_our_turn) noexcept {
     if (after_waiting_our_turn) barges_ = barges_since_yield_ = 0;
+    if constexpr (idle_carriers_steal_v<R>) start_hold();
     if (self != nullptr) pool::release(self);
   }
 
@@ -306,6 +397,7 @@ class adaptive_mutex {
     self->handed_lock = false;
     self->lost = at_front;
     self->next = nullptr;
+    if constexpr (idle_carriers_steal_v<R>) self->granted_at = 0;
     guard_lock();
     // acq_rel: the count must be visible to the holder's CAS in unlock() (it
     // fails and takes the slow path), and we must see whether the word is
@@ -337,6 +429,7 @@ class adaptive_mutex {
     }
     guard_unlock();
     self->flag.await(policy_);
+    if constexpr (idle_carriers_steal_v<R>) end_wake_up(self->granted_at);
     return true;
   }
 
@@ -359,6 +452,7 @@ class adaptive_mutex {
   // that RMW touches only the waiter's node, which cannot run before its
   // grant.
   [[gnu::noinline]] void unlock_slow(word_type w) noexcept {
+    if constexpr (idle_carriers_steal_v<R>) end_hold();
     const bool due = barges_ >= barge_limit_;
     const bool overdue = barges_ >= patience_;
     // While a hand-off is due but nobody can take it, yield once every
@@ -411,6 +505,7 @@ class adaptive_mutex {
     if (head_ == nullptr) tail_ = nullptr;
     guard_unlock();
     const bool hand_to_n = due && (overdue || n->lost);
+    if constexpr (idle_carriers_steal_v<R>) n->granted_at = start_wake_up();
     if (hand_to_n) {
       // The word stays LOCKED: ownership passes to n, whose grant below
       // carries our critical section (release/acquire on its flag).
@@ -442,12 +537,19 @@ class adaptive_mutex {
   // handed waiter acquired), and since the last such yield in unlock().
   std::uint32_t barges_ = 0;
   std::uint32_t barges_since_yield_ = 0;
+  // Where idle carriers steal: the sampled holds (see start_hold()).
+  // Written by the holder (and cleared by a first waiter), read by waiters.
+  std::uint32_t slow_acquisitions_ = 0;  // holder only
+  std::uint32_t wake_ups_ = 0;           // holder only
+  std::atomic<std::int64_t> held_since_{0};  // clock_ns() of a timed hold's start; 0: none
+  std::atomic<std::int64_t> hold_ns_{0};     // moving average of the timed holds
   alignas(detail::cache_line_size) std::atomic<bool> guard_{false};  // guards head_, tail_ and the parked count
   node* head_ = nullptr;  // oldest parked waiter
   node* tail_ = nullptr;
   wait_policy policy_;  // read-only after construction; suspend_after 0 or 1
   std::uint32_t barge_limit_;
   std::uint32_t patience_;  // barge_limit_ x patience_factor
+  std::atomic<std::int64_t> wake_up_ns_{0};  // moving average of the timed wake-ups; written by woken waiters
   [[no_unique_address]] std::conditional_t<idle_carriers_steal_v<R>, no_awake_counts, awake_counts> awake_;
 };
 
