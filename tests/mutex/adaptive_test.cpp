@@ -444,12 +444,13 @@ TEST(adaptive_mutex, a_lone_waiter_parks_early_when_holds_are_long_next_to_wake_
 
 TEST(adaptive_mutex, a_lone_waiter_keeps_spinning_when_wake_ups_are_long_next_to_holds) {
   // The control: the same turns, holds of 1.4-16 ms (272 sleeps of 5 us,
-  // or of the timer's slack), but each wake-up waits out a 4 ms sleep of the
-  // releaser, so a hold is never hold_to_wake_up wake-ups long: the waiter
+  // or of the timer's slack), but each wake-up waits out a 25 ms sleep of
+  // the releaser, so a hold is not hold_to_wake_up wake-ups long unless the
+  // sleeps of a hold overshoot by over 1.4 ms each on average: the waiter
   // never parks early.
   using M = adaptive_mutex<assigned_carriers_runtime<true>>;
   const int long_wait = static_cast<int>(M::long_wait_checks);
-  const std::vector<int> points = park_points_of_alternating_holds(24, long_wait + 16, 5us, 4000us);
+  const std::vector<int> points = park_points_of_alternating_holds(24, long_wait + 16, 5us, 25000us);
   ASSERT_EQ(points.size(), 24u);
   for (int i = 1; i < 24; ++i) EXPECT_NEAR(points[i], long_wait, 3) << "hold " << i;
 }

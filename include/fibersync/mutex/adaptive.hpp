@@ -193,12 +193,16 @@ class adaptive_mutex {
   // (paper-coop) a wake-up of 0.3-20 us is cheap and the waiter's spin
   // takes carrier time from the holder's work; with holds of 50 us (a
   // saturated poisson-rate) a 20 us futex round trip is not. So the mutex
-  // keeps moving averages (1/8) of both, from one in sample_every slow-path
-  // acquisitions and wake-ups (a clock read costs ~20 ns), and a lone
-  // waiter parks at short_wait_checks while hold >= hold_to_wake_up x
-  // wake-up (and >= long_hold_ns). A hold is timed from an acquisition in lock_slow() to the
-  // unlock_slow() that ends it; a wake-up from unlock_slow()'s grant to the
-  // woken waiter running. Relaxed: a lost update shifts one estimate.
+  // keeps moving averages (1/8) of both, from one in sample_every of the
+  // acquisitions made in lock_slow() (not those of the unannounced spin,
+  // which go through try_lock()) and of the wake-ups (a clock read costs
+  // ~20 ns), and a lone waiter parks at short_wait_checks while hold >=
+  // hold_to_wake_up x wake-up (and >= long_hold_ns). A hold is timed from
+  // an acquisition in lock_slow() to the unlock_slow() that ends it; a
+  // wake-up from unlock_slow()'s grant to the woken (or handed) waiter
+  // running. The holder, and the waiter it woke, write one at a time
+  // (ordered by the word or the grant); relaxed atomics because waiters
+  // read them while they are written.
   static constexpr std::uint32_t sample_every = 8;
   static std::int64_t clock_ns() noexcept {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -217,13 +221,18 @@ class adaptive_mutex {
       held_since_.store(0, std::memory_order_relaxed);
     }
   }
-  // A waiter about to count itself in a word without waiters. A holder that
-  // came in through try_lock() times nothing, and the holder before it, if
-  // it acquired in lock_slow(), may have left its time: its unlock() took
-  // the fast path (nobody waited). The release of the count that follows
-  // makes the holder's unlock_slow() see the cleared time. (A waiter that
-  // read the word just before the last counted waiter acquired misses this;
-  // end_hold() bounds what such a stale time can do.)
+  // A waiter about to count itself in a word without waiters (read with
+  // acquire, so that it sees the time of the holder whose release it read).
+  // A holder that came in through try_lock() times nothing, and the holder
+  // before it, if it acquired in lock_slow(), may have left its time: its
+  // unlock() took the fast path (nobody waited). The release of the count
+  // that follows makes the holder's unlock_slow() see the cleared time. Two
+  // imperfections, both bounded by end_hold()'s caps: a waiter that read
+  // the word just before the last counted waiter acquired does not clear;
+  // and a waiter that arrives while a holder that came in through
+  // lock_slow() alone holds clears that holder's own time, so a lone waiter
+  // gets its holds timed only while other waiters are counted (paper-coop
+  // at 4 or more LTs; at 2, seldom).
   void forget_hold() noexcept {
     if (held_since_.load(std::memory_order_relaxed) != 0) held_since_.store(0, std::memory_order_relaxed);
   }
@@ -239,8 +248,10 @@ class adaptive_mutex {
     held_since_.store(0, std::memory_order_relaxed);
     const std::int64_t average = hold_ns_.load(std::memory_order_relaxed);
     const std::int64_t held = clock_ns() - since;
-    // At most 4x the average per sample: a stale time moves it by 3/8 at most.
-    add_sample(hold_ns_, average > 0 ? std::min(held, 4 * average) : held);
+    // At most 4x the average per sample, and the first at most 8 x
+    // long_hold_ns: one stale time moves the average by 3/8 at most, or, as
+    // the first sample, to the floor at most.
+    add_sample(hold_ns_, std::min(held, average > 0 ? 4 * average : 8 * long_hold_ns));
   }
   // Holder, before the RMW that wakes a waiter: the time to write into its
   // node, 0 if this wake-up is not timed.
@@ -310,7 +321,8 @@ class adaptive_mutex {
     bool was_woken = false;  // we hold WOKEN and must clear it (by acquiring or re-parking)
     bool lost = false;       // we set WOKEN_LOST and must clear it with WOKEN
     if constexpr (idle_carriers_steal_v<R>) {
-      if ((word_.load(std::memory_order_relaxed) & ~locked) == 0) forget_hold();
+      // acquire: see forget_hold().
+      if ((word_.load(std::memory_order_acquire) & ~locked) == 0) forget_hold();
     }
     // release: publishes forget_hold() to the holder's unlock_slow().
     word_.fetch_add(competing_one, std::memory_order_release);
@@ -549,7 +561,7 @@ class adaptive_mutex {
   wait_policy policy_;  // read-only after construction; suspend_after 0 or 1
   std::uint32_t barge_limit_;
   std::uint32_t patience_;  // barge_limit_ x patience_factor
-  std::atomic<std::int64_t> wake_up_ns_{0};  // moving average of the timed wake-ups; written by woken waiters
+  std::atomic<std::int64_t> wake_up_ns_{0};  // moving average of the timed wake-ups; written by woken or handed waiters
   [[no_unique_address]] std::conditional_t<idle_carriers_steal_v<R>, no_awake_counts, awake_counts> awake_;
 };
 
