@@ -217,8 +217,8 @@ class adaptive_mutex {
   void start_hold() noexcept {
     if (++slow_acquisitions_ % sample_every == 0) {
       held_since_.store(clock_ns(), std::memory_order_relaxed);
-    } else if (held_since_.load(std::memory_order_relaxed) != 0) {
-      held_since_.store(0, std::memory_order_relaxed);
+    } else {
+      forget_hold();
     }
   }
   // A waiter about to count itself in a word without waiters (read with
@@ -369,7 +369,7 @@ class adaptive_mutex {
         if constexpr (idle_carriers_steal_v<R>) {
           const std::uint32_t checks = w.failures() + 1;
           if (checks == short_wait_checks && other_competitors == 0) park_early = holds_are_long();
-          long_wait = checks >= long_wait_checks || (park_early && checks >= short_wait_checks);
+          long_wait = checks >= long_wait_checks || park_early;  // park_early: set at short_wait_checks
         }
         if (was_woken && !lost) {
           word_.fetch_or(woken_lost, std::memory_order_relaxed);  // tells unlock() we are running
