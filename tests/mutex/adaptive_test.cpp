@@ -386,26 +386,33 @@ TEST(adaptive_mutex, where_idle_carriers_steal_the_last_competing_waiter_parks_a
   EXPECT_EQ(suspends_of_a_lone_waiter<false>(static_cast<int>(M::long_wait_checks) * 4), 0u);
 }
 
-// Two LTs on one carrier take turns to hold the lock for `holder_yields`
-// yields, sleeping `sleep_in_hold` before each; the other waits alone, one
-// failed check per yield. Barge limit 0: every release hands the lock to
-// the parked waiter, so every hold after the first began in lock_slow()
-// (timed one in sample_every) and every wake-up is a hand-off (timed one in
-// sample_every). After each unlock() the releaser sleeps
-// `sleep_after_unlock`, which the woken waiter's wake-up includes. Returns,
-// per hold, after how many of its yields the waiter had suspended (-1: it
-// never did).
-std::vector<int> park_points_of_alternating_holds(int holds, int holder_yields, std::chrono::microseconds sleep_in_hold,
-                                                  std::chrono::microseconds sleep_after_unlock) {
+// `lts` LTs (2 unless given) on one carrier take turns to hold the lock for
+// `holder_yields` yields, sleeping `sleep_in_hold` before each; with two,
+// the other waits alone, one failed check per yield. Barge limit 0: every
+// release hands the lock to a parked waiter if there is one, so every hold
+// after the first began in lock_slow() (timed one in sample_every) and every
+// wake-up is a hand-off (timed one in sample_every). After each unlock() the
+// releaser sleeps `sleep_after_unlock`, which the woken waiter's wake-up
+// includes. Returns, per hold, after how many of its yields a waiter had
+// suspended (-1: none did), and the suspends counted when it began.
+struct alternating_holds {
+  std::vector<int> park_points;
+  std::vector<unsigned> suspends_at_start;
+  // Suspends from the start of hold `from` to the start of the last hold.
+  unsigned suspends_since(std::size_t from) const { return suspends_at_start.back() - suspends_at_start.at(from); }
+};
+alternating_holds park_points_of_alternating_holds(int holds, int holder_yields, std::chrono::microseconds sleep_in_hold,
+                                                   std::chrono::microseconds sleep_after_unlock, unsigned lts = 2) {
   using R = assigned_carriers_runtime<true>;
   R::carrier_of.clear();
   R::suspends.clear();
   adaptive_mutex<R> m(wait_policy{}.with_yield_every(1).with_suspend_after(4), /*barge_limit=*/0);
-  std::vector<int> points;
+  alternating_holds result;
+  std::vector<int>& points = result.park_points;
   watchdog dog("adaptive alternating holds", 120s);
   executor_options o;
   o.carriers = 1;
-  run_lts_on_boost_fibers(o, 2, [&](unsigned) {
+  run_lts_on_boost_fibers(o, lts, [&](unsigned) {
     R::carrier_of[R::current()] = 0;
     while (static_cast<int>(points.size()) < holds) {
       m.lock();
@@ -414,6 +421,7 @@ std::vector<int> park_points_of_alternating_holds(int holds, int holder_yields, 
         break;
       }
       const unsigned suspends_before = R::suspends[0];
+      result.suspends_at_start.push_back(suspends_before);
       int point = -1;
       for (int i = 1; i <= holder_yields; ++i) {
         std::this_thread::sleep_for(sleep_in_hold);
@@ -425,7 +433,7 @@ std::vector<int> park_points_of_alternating_holds(int holds, int holder_yields, 
       std::this_thread::sleep_for(sleep_after_unlock);
     }
   });
-  return points;
+  return result;
 }
 
 TEST(adaptive_mutex, a_lone_waiter_parks_early_when_holds_are_long_next_to_wake_ups) {
@@ -436,7 +444,7 @@ TEST(adaptive_mutex, a_lone_waiter_parks_early_when_holds_are_long_next_to_wake_
   // microseconds. Until the mutex has timed a hold and a wake-up (one in
   // sample_every of each), the waiter spins all of long_wait_checks; then it
   // parks after short_wait_checks.
-  const std::vector<int> points = park_points_of_alternating_holds(40, long_wait + 16, 20us, 0us);
+  const std::vector<int> points = park_points_of_alternating_holds(40, long_wait + 16, 20us, 0us).park_points;
   ASSERT_EQ(points.size(), 40u);
   for (int i = 1; i < 4; ++i) EXPECT_NEAR(points[i], long_wait, 3) << "hold " << i;
   for (int i = 32; i < 40; ++i) EXPECT_NEAR(points[i], short_wait, 3) << "hold " << i;
@@ -450,9 +458,33 @@ TEST(adaptive_mutex, a_lone_waiter_keeps_spinning_when_wake_ups_are_long_next_to
   // never parks early.
   using M = adaptive_mutex<assigned_carriers_runtime<true>>;
   const int long_wait = static_cast<int>(M::long_wait_checks);
-  const std::vector<int> points = park_points_of_alternating_holds(24, long_wait + 16, 5us, 25000us);
+  const std::vector<int> points = park_points_of_alternating_holds(24, long_wait + 16, 5us, 25000us).park_points;
   ASSERT_EQ(points.size(), 24u);
   for (int i = 1; i < 24; ++i) EXPECT_NEAR(points[i], long_wait, 3) << "hold " << i;
+}
+
+// Three LTs take turns: while the holder yields, one waiter competes and
+// the other, which arrives while it competes, parks. Until the mutex has
+// timed a hold and a wake-up, that is one suspend per turn.
+TEST(adaptive_mutex, waiters_keep_competing_when_holds_are_short_next_to_wake_ups) {
+  // Holds of 40 yields (well under a millisecond) against wake-ups that wait
+  // out the releaser's 10 ms sleep: once both are timed, nobody parks (40
+  // failed checks are far from long_wait_checks).
+  const alternating_holds turns = park_points_of_alternating_holds(40, 40, 0us, 10000us, 3);
+  ASSERT_EQ(turns.suspends_at_start.size(), 40u);
+  EXPECT_GE(turns.suspends_since(0), 2u);
+  EXPECT_EQ(turns.suspends_since(16), 0u);
+}
+
+TEST(adaptive_mutex, the_second_waiter_keeps_parking_when_holds_are_not_short_next_to_wake_ups) {
+  // The control: the same turns with holds of 0.8 ms or more (40 sleeps of
+  // 20 us) against wake-ups of 2 ms or more. A hold is then well over a
+  // quarter of a wake-up, and far from the 16 wake-ups at which the lone
+  // waiter would park early (finding 17): the waiter that arrives second
+  // parks in every turn.
+  const alternating_holds turns = park_points_of_alternating_holds(40, 40, 20us, 2000us, 3);
+  ASSERT_EQ(turns.suspends_at_start.size(), 40u);
+  EXPECT_GE(turns.suspends_since(16), 20u);
 }
 
 // The reservation, step by step on one carrier with barge limit 1: LT 1

@@ -10,7 +10,9 @@
 //   one, and, where idle carriers do not steal work, the only awake one of
 //   its carrier, it keeps competing; where they steal, for at most 256
 //   failed checks, 32 while the mutex's sampled holds last 16 times its
-//   sampled wake-ups and 100 us or more).
+//   sampled wake-ups and 100 us or more; and there, while the holds last
+//   less than a quarter of the wake-ups, every waiter competes for up to
+//   256 failed checks).
 //   unlock() frees the word and wakes the oldest parked waiter unless one
 //   is already awake (WOKEN); a woken waiter that loses re-parks at the
 //   front. After `barge_limit` acquisitions made while others waited,
@@ -30,12 +32,14 @@
 //   (barge_limit + 1) acquisitions when every waiter woken ahead of it runs
 //   within barge_limit of them, and at most about (parked ahead + 1) x
 //   (barge_limit x patience_factor + 1) in any case; before parking it
-//   competes like TTAS.
+//   competes like TTAS (where idle carriers steal, for at most 256 failed
+//   checks).
 // Waits: lock() on the word (an unannounced spin of 2 x max_backoff
 //   pauses, then spin -> yield; where idle carriers steal, the last
 //   competing waiter parks only after 256 failed checks, or 32 while holds
-//   are long next to wake-ups; where they do not, it never parks, nor does
-//   the last awake one of a carrier);
+//   are long next to wake-ups, and every competing waiter after 256 while
+//   holds are short next to them; where they do not, the last competing
+//   waiter never parks, nor does the last awake one of a carrier);
 //   parked, on its own node (one check, then suspend); the queue guard
 //   (spin -> yield, a few pointer writes). unlock() yields once every
 //   barge_limit acquisitions past waiters while a hand-off is due and
@@ -83,6 +87,11 @@ class adaptive_mutex {
   static constexpr std::uint32_t short_wait_checks = long_wait_checks / 8;
   static constexpr std::int64_t hold_to_wake_up = 16;
   static constexpr std::int64_t long_hold_ns = 100'000;
+  // Where idle carriers steal, a competing waiter does not park because
+  // another competes while this mutex's holds last less than a
+  // 1/wake_up_to_hold of its wake-ups: it keeps competing, for up to
+  // long_wait_checks failed checks (docs/ADAPTIVE.md, finding 18).
+  static constexpr std::int64_t wake_up_to_hold = 4;
 
   adaptive_mutex() noexcept : adaptive_mutex(default_wait_policy<R>()) {}
   explicit adaptive_mutex(const wait_policy& policy, std::uint32_t barge_limit = default_barge_limit) noexcept
@@ -260,6 +269,10 @@ class adaptive_mutex {
   void end_wake_up(std::int64_t granted_at) noexcept {
     if (granted_at != 0) add_sample(wake_up_ns_, clock_ns() - granted_at);
   }
+  bool holds_are_short() const noexcept {
+    const std::int64_t hold = hold_ns_.load(std::memory_order_relaxed);
+    return hold > 0 && wake_up_to_hold * hold < wake_up_ns_.load(std::memory_order_relaxed);
+  }
   bool holds_are_long() const noexcept {
     const std::int64_t wake_up = wake_up_ns_.load(std::memory_order_relaxed);
     return wake_up > 0 && hold_ns_.load(std::memory_order_relaxed) >= std::max(hold_to_wake_up * wake_up, long_hold_ns);
@@ -364,18 +377,26 @@ class adaptive_mutex {
         // ~1200 yields per acquisition, 0.83-0.89 of the queue locks;
         // docs/ADAPTIVE.md, finding 14). While this mutex's holds are long
         // next to its wake-ups, it parks after short_wait_checks (finding 17).
+        // And while they are short next to its wake-ups, no waiter parks
+        // because another competes: the word is free again long before a
+        // parked waiter would run, and every park costs the next release a
+        // wake-up (hot-handover on OS threads: 3 us holds, 20 us futex
+        // wake-ups; finding 18). They all compete, as in TTAS, until their
+        // long wait.
         const word_type other_competitors = (seen & competing_mask) / competing_one - (was_woken ? 0 : 1);
+        bool park_behind_others = other_competitors != 0;
         bool long_wait = false;
         if constexpr (idle_carriers_steal_v<R>) {
           const std::uint32_t checks = w.failures() + 1;
           if (checks == short_wait_checks && other_competitors == 0) park_early = holds_are_long();
           long_wait = checks >= long_wait_checks || park_early;  // park_early: set at short_wait_checks
+          park_behind_others = park_behind_others && !holds_are_short();
         }
         if (was_woken && !lost) {
           word_.fetch_or(woken_lost, std::memory_order_relaxed);  // tells unlock() we are running
           lost = true;
         }
-        if (w.on_failure(/*may_suspend=*/(other_competitors != 0 || long_wait) && !awake_.last_on_carrier(seat))) break;
+        if (w.on_failure(/*may_suspend=*/(park_behind_others || long_wait) && !awake_.last_on_carrier(seat))) break;
       }
       if (self == nullptr) self = pool::acquire();
       awake_.stand_up(seat);
