@@ -599,13 +599,19 @@ TEST(adaptive_mutex, last_holder_may_destroy_it_while_unlock_hands_it_over_on_os
 // lifetime fix popped: this test crashed in 6 runs of 6, and in 4 of 10 with
 // 100 mutexes.) Six OS threads on the machine's cores, so that a parker is
 // preempted inside that window; try_lock() loops make holders that never
-// counted themselves; barge limit 2 keeps the hand-off paths busy.
+// counted themselves; barge limit 2 keeps the hand-off paths busy. Many
+// short-lived mutexes: once a mutex has timed its short holds against its
+// futex wake-ups, its waiters keep competing instead of parking (finding
+// 18), so the parks come from each mutex's first rounds (about 12 per
+// mutex). 10000 mutexes of 200 rounds reached the look-again branch 9 times
+// in a stand-alone count, 500 of 2000 rounds 7-14 times before that rule.
 TEST(adaptive_mutex, unlock_looks_again_when_a_parker_took_its_count_back) {
-  using R = os_thread_runtime;
+  using R = counting_runtime<os_thread_runtime>;
   const unsigned threads = 6;
-  const unsigned rounds = 2000;
-  const unsigned mutexes = static_cast<unsigned>(500 * stress_scale()) + 1;
+  const unsigned rounds = 200;
+  const unsigned mutexes = static_cast<unsigned>(10000 * stress_scale()) + 1;
   watchdog dog("parker takes its count back", 300s);
+  const std::uint64_t suspends_before = R::totals().suspends;
   for (unsigned k = 0; k < mutexes; ++k) {
     adaptive_mutex<R> m(default_wait_policy<R>(), 2);
     long counter = 0;  // only the mutex protects it
@@ -632,6 +638,8 @@ TEST(adaptive_mutex, unlock_looks_again_when_a_parker_took_its_count_back) {
     ASSERT_FALSE(overlap.load());
     ASSERT_EQ(counter, static_cast<long>(threads) * rounds);
   }
+  // The stress went through park(): at least one park per mutex on average.
+  EXPECT_GE(R::totals().suspends - suspends_before, mutexes);
 }
 
 }  // namespace
