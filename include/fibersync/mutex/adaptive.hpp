@@ -205,8 +205,11 @@ class adaptive_mutex {
   // keeps moving averages (1/8) of both, from one in sample_every of the
   // acquisitions made in lock_slow() (not those of the unannounced spin,
   // which go through try_lock()) and of the wake-ups (a clock read costs
-  // ~20 ns), and a lone waiter parks at short_wait_checks while hold >=
-  // hold_to_wake_up x wake-up (and >= long_hold_ns). A hold is timed from
+  // ~20 ns). The same two averages decide both rules: a lone waiter parks
+  // at short_wait_checks while hold >= hold_to_wake_up x wake-up (and >=
+  // long_hold_ns, holds_are_long()); no waiter parks because another
+  // competes while wake_up_to_hold x hold < wake-up (holds_are_short(),
+  // finding 18). A hold is timed from
   // an acquisition in lock_slow() to the unlock_slow() that ends it; a
   // wake-up from unlock_slow()'s grant to the woken (or handed) waiter
   // running. The holder, and the waiter it woke, write one at a time
