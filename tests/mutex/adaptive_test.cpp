@@ -614,6 +614,7 @@ TEST(adaptive_mutex, unlock_looks_again_when_a_parker_took_its_count_back) {
   const unsigned mutexes = static_cast<unsigned>(5000 * stress_scale()) + 1;
   watchdog dog("parker takes its count back", 300s);
   const std::uint64_t suspends_before = R::totals().suspends;
+  const std::uint64_t resumes_before = R::totals().resumes;
   for (unsigned k = 0; k < mutexes; ++k) {
     adaptive_mutex<R> m(default_wait_policy<R>(), 2);
     long counter = 0;  // only the mutex protects it
@@ -640,8 +641,11 @@ TEST(adaptive_mutex, unlock_looks_again_when_a_parker_took_its_count_back) {
     ASSERT_FALSE(overlap.load());
     ASSERT_EQ(counter, static_cast<long>(threads) * rounds);
   }
-  // The stress went through park(): at least one park per mutex on average.
-  EXPECT_GE(R::totals().suspends - suspends_before, mutexes);
+  // The stress went through park(): at least one park per mutex on average,
+  // and each park was matched by one resume (INV1 of wait/handover.hpp).
+  const wait_counts counts = R::totals();
+  EXPECT_GE(counts.suspends - suspends_before, mutexes);
+  EXPECT_EQ(counts.suspends - suspends_before, counts.resumes - resumes_before);
 }
 
 }  // namespace
