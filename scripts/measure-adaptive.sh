@@ -18,7 +18,7 @@ bench=${BENCH:-build/release/bench/fibersync-bench}
 mkdir -p "$out"
 runtimes=$("$bench" --list | sed -n '/^runtimes/,/^presets/s/^  \([a-z_]*\): .*/\1/p' | paste -sd, -)
 lts=1,2,4,8,16,32,64
-common=(--runtime "$runtimes" --mutex all --reps "${REPS:-3}" --duration-ms "${DURATION_MS:-100}")
+common=(--runtime "$runtimes" --mutex all --reps "${REPS:-5}" --duration-ms "${DURATION_MS:-100}")
 # A run that fails (e.g. one past the harness' timeout) is left out of its
 # preset's results, which keep every completed run (the bench rewrites them
 # after each run); the sweep goes on, ranks what completed, and exits 1
@@ -37,7 +37,7 @@ done
 # The article's sweeps keep their own thread counts (1, 2, 4) and a reduced grid.
 sweep poisson-hold "${common[@]}" --set 'hold_fraction=[0.1,0.5,0.9]'
 sweep poisson-rate "${common[@]}" --set 'lock_rate_per_ms=[10,1000]'
-sweep text-stats --runtime "$runtimes" --mutex all --reps "${REPS:-3}" --lts "$lts"
+sweep text-stats --runtime "$runtimes" --mutex all --reps "${REPS:-5}" --lts "$lts"
 shopt -s nullglob
 jsons=("$out"/*.json)
 [ ${#jsons[@]} -gt 0 ] || { echo "measure-adaptive: no preset finished" >&2; exit 1; }

@@ -17,13 +17,34 @@ slow minute of the machine lands on one repetition of every mutex; the paired
 ratio cancels it where the ratio of medians does not (docs/ADAPTIVE.md, "How
 close it comes"). It is None where the repetition numbers do not pair (a
 repetition missing or repeated, e.g. two sweeps merged).
+
+Each row also has a resampled interval: a 90% bootstrap interval
+(scipy.stats.bootstrap, percentile method) of the ratio of the chosen mutex's
+median to the best median of the others, where every resample picks its own
+best. Re-picking the best matters: the best of seven noisy medians is biased
+upwards, and the interval carries that. Where the repetitions pair, whole
+repetitions are resampled (every mutex's repetition r together), as the
+harness ran them; otherwise each mutex's runs are resampled on their own. The
+interval separates a gap that the repetitions show from one they cannot tell
+from noise: a configuration is *clearly below* the floor when the whole
+interval is, *clearly within* when the whole interval is at or above it, and
+*undecided* otherwise. With the harness's 3-5 repetitions a bootstrap of a
+median is coarse (its values are among the few measured ones), so this is a
+guide to where to measure again, not a test; the ratio of medians stays the
+headline. None with fewer than 5 repetitions of any mutex compared: with 3,
+the percentile interval is far too narrow (in one sweep it put a configuration
+"clearly below" that 9 repetitions the next day put at 1.05; docs/BENCHMARKS.md,
+session 18).
 """
 
 from __future__ import annotations
 
 import statistics
+import warnings
 from dataclasses import dataclass
 from typing import Any, Sequence
+
+import numpy as np
 
 from .load import BASELINE_MUTEX, CONFIG_KEYS, Results
 
@@ -39,6 +60,7 @@ class RankRow:
     best_other_value: float
     library: float | None
     paired_vs_best: float | None = None  # median of per-repetition ratios to best_other
+    interval: tuple[float, float] | None = None  # resampled 90% interval of vs_best (module docstring)
 
     @property
     def vs_best(self) -> float:
@@ -76,8 +98,74 @@ def rank(results: Results, subject: str, ignore: Sequence[str] = ()) -> list[Ran
             continue
         best = max(others, key=others.get)
         paired = _paired_ratio(by_mutex[subject], by_mutex[best])
-        rows.append(RankRow(points[key], medians[subject], best, others[best], medians.get(BASELINE_MUTEX), paired))
+        interval = _resampled_interval(by_mutex[subject], [by_mutex[m] for m in sorted(others)])
+        rows.append(
+            RankRow(points[key], medians[subject], best, others[best], medians.get(BASELINE_MUTEX), paired, interval)
+        )
     return rows
+
+
+#: Confidence level and number of resamples of the interval; the seed keeps
+#: the output of one input the same from run to run.
+INTERVAL_LEVEL = 0.9
+INTERVAL_RESAMPLES = 2000
+INTERVAL_SEED = 20260
+
+
+def _resampled_interval(
+    subject: list[tuple[Any, float]], others: list[list[tuple[Any, float]]], min_reps: int = 5
+) -> tuple[float, float] | None:
+    """Bootstrap interval of median(subject) / max(median(other) for each other),
+    re-picking the best in every resample; whole repetitions are resampled
+    when every sample numbers the same repetitions once each."""
+    from scipy.stats import bootstrap
+
+    samples = [subject, *others]
+    if any(len(s) < min_reps for s in samples):
+        return None
+    by_rep = [dict(s) for s in samples]
+    paired = all(None not in d and len(d) == len(s) and d.keys() == by_rep[0].keys() for d, s in zip(by_rep, samples))
+    if paired:
+        reps = sorted(by_rep[0], key=str)
+        data = [np.array([d[r] for r in reps], dtype=float) for d in by_rep]
+    else:
+        data = [np.array([v for _, v in s], dtype=float) for s in samples]
+    if any(not np.all(np.isfinite(d)) or np.any(d < 0) for d in data):
+        return None
+
+    def ratio(*xs: np.ndarray, axis: int = -1) -> np.ndarray:
+        best = np.max([np.median(x, axis=axis) for x in xs[1:]], axis=0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.median(xs[0], axis=axis) / best
+
+    with warnings.catch_warnings():
+        # Degenerate resamples (all values equal) warn; the interval is still the answer.
+        warnings.simplefilter("ignore")
+        res = bootstrap(
+            tuple(data),
+            ratio,
+            paired=paired,
+            vectorized=True,
+            n_resamples=INTERVAL_RESAMPLES,
+            confidence_level=INTERVAL_LEVEL,
+            method="percentile",
+            random_state=np.random.default_rng(INTERVAL_SEED),
+        )
+    low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return None
+    return low, high
+
+
+def interval_verdict(interval: tuple[float, float] | None, floor: float) -> str:
+    """'within', 'below' or 'undecided' for a ratio floor; 'n/a' without an interval."""
+    if interval is None:
+        return "n/a"
+    if interval[0] >= floor:
+        return "within"
+    if interval[1] < floor:
+        return "below"
+    return "undecided"
 
 
 def _paired_ratio(subject: list[tuple[Any, float]], other: list[tuple[Any, float]]) -> float | None:
@@ -126,19 +214,28 @@ def format_rank(
             f"{1 - best_floor:.0%} in {paired_within} of {len(paired)}; median {statistics.median(paired):.3f}, "
             f"worst {paired[0]:.3f}"
         )
+    verdicts = [interval_verdict(r.interval, best_floor) for r in rows]
+    if any(v != "n/a" for v in verdicts):
+        lines.append(
+            f"resampled {INTERVAL_LEVEL:.0%} interval of the ratio to best (re-picking the best): clearly at or above "
+            f"{best_floor} in {verdicts.count('within')}, clearly below in {verdicts.count('below')}, undecided in "
+            f"{verdicts.count('undecided')}" + (f", none in {verdicts.count('n/a')}" if "n/a" in verdicts else "")
+        )
     if ignored:
         lines.append(f"left out of the comparison: {', '.join(ignored)}")
     lines += [
         "",
-        f"| configuration | {subject} (acq/ms) | best other | its acq/ms | ratio to best | paired | ratio to library |",
-        "|---|---|---|---|---|---|---|",
+        f"| configuration | {subject} (acq/ms) | best other | its acq/ms | ratio to best | paired | "
+        f"{INTERVAL_LEVEL:.0%} interval | ratio to library |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in sorted(rows, key=lambda r: r.vs_best)[:worst]:
         lib = "n/a" if r.vs_library is None else f"{r.vs_library:.2f}"
         pair = "n/a" if r.paired_vs_best is None else f"{r.paired_vs_best:.2f}"
+        band = "n/a" if r.interval is None else f"{r.interval[0]:.2f}-{r.interval[1]:.2f}"
         lines.append(
             f"| {_describe(r.point)} | {r.subject:.3g} | {r.best_other} | {r.best_other_value:.3g} | "
-            f"{r.vs_best:.2f} | {pair} | {lib} |"
+            f"{r.vs_best:.2f} | {pair} | {band} | {lib} |"
         )
     below_lib = sorted((r for r in lib_rows if r.vs_library < 1.0), key=lambda r: r.vs_library)[:worst]
     if below_lib:

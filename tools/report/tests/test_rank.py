@@ -146,3 +146,51 @@ def test_paired_ratio_compares_each_repetition_with_the_same_repetition(tmp_path
     assert "within 10% of the best other fibersync mutex in 1 (50%)" in text
     assert "paired by repetition (median of per-repetition ratios to the same best other): within 10% in 1 of 1" in text
     assert "| 0.50 | 0.95 | n/a |" in text
+
+
+def test_resampled_interval_separates_a_real_gap_from_noise(tmp_path):
+    runs = (
+        # lts=1: a clear gap, every repetition near half of ttas.
+        _runs("adaptive", [50, 51, 49, 50, 52], lts=1)
+        + _runs("ttas", [100, 101, 99, 100, 102], lts=1)
+        # lts=2: a clear tie.
+        + _runs("adaptive", [100, 101, 99, 100, 102], lts=2)
+        + _runs("ttas", [100, 102, 99, 101, 100], lts=2)
+        # lts=4: the median ratio is 0.85, but the repetitions scatter by 2x.
+        + _runs("adaptive", [85, 60, 130, 70, 120], lts=4)
+        + _runs("ttas", [100, 130, 65, 125, 75], lts=4)
+        # lts=8: three repetitions are too few for an interval.
+        + _runs("adaptive", [50, 50, 50], lts=8)
+        + _runs("ttas", [100, 100, 100], lts=8)
+    )
+    rows = {r.point["lts"]: r for r in rank(load_results([write_runs(tmp_path / "r.csv", runs)]), "adaptive")}
+    low, high = rows[1].interval
+    assert low <= rows[1].vs_best <= high < 0.9
+    assert rows[2].interval[0] >= 0.9
+    low, high = rows[4].interval
+    assert low < 0.9 <= high and rows[4].vs_best < 0.9
+    assert rows[8].interval is None
+    text = format_rank(list(rows.values()), "adaptive")
+    assert "clearly at or above 0.9 in 1, clearly below in 1, undecided in 1, none in 1" in text
+    assert "| 0.50 | 0.50 | n/a | n/a |" in text  # lts=8: no interval column value
+    assert f"| {rows[1].interval[0]:.2f}-{rows[1].interval[1]:.2f} |" in text
+
+
+def test_resampled_interval_re_picks_the_best_and_keeps_repetitions_whole():
+    from fibersync_report.rank import _resampled_interval
+
+    reps = lambda values: list(enumerate(values))
+    subject = reps([100, 100, 100, 100, 100])
+    noisy = [80, 120, 90, 110, 100]
+    # A second lock as good as the first on average but not in the same
+    # repetitions: the best of the two medians of a resample is usually
+    # above either's, so the subject's interval moves down.
+    alone = _resampled_interval(subject, [reps(noisy)])
+    two = _resampled_interval(subject, [reps(noisy), reps(noisy[::-1])])
+    assert two[0] <= alone[0] and two[1] < alone[1]
+    # A slow repetition of every lock (the machine) cancels when whole
+    # repetitions are resampled; numbered differently, it does not.
+    slow = [100, 100, 40, 100, 100]
+    assert _resampled_interval(reps(slow), [reps(slow)]) == (1.0, 1.0)
+    unpaired = _resampled_interval(reps(slow), [[(r + 10, v) for r, v in reps(slow)]])
+    assert unpaired[0] < 1.0 < unpaired[1]
