@@ -622,7 +622,8 @@ _RUNTIME_STYLE = {
 
 def rank_figure(rows: Sequence[Any], subject: str, best_floor: float = 0.9) -> Figure:
     """One panel per scenario: ratio to the best other fibersync mutex against
-    LTs, one marker per configuration, coloured by runtime; the target is the
+    LTs, one marker per configuration, coloured by runtime, with a vertical
+    bar for its resampled interval where it has one; the target is the
     dashed line at ``best_floor``. ``rows`` are :class:`rank.RankRow`."""
     by_scenario: dict[str, list[Any]] = {}
     for r in rows:
@@ -650,6 +651,15 @@ def rank_figure(rows: Sequence[Any], subject: str, best_floor: float = 0.9) -> F
                 color=color, marker=marker, s=22, alpha=0.8, label=rt,
             )
             handles.setdefault(rt, h)
+            # The resampled interval of each ratio (rank.py), where it has one.
+            banded = [r for r in pts if getattr(r, "interval", None) is not None]
+            if banded:
+                ax.vlines(
+                    [float(r.point["lts"]) * shift[rt] for r in banded],
+                    [min(r.interval[0], top) for r in banded],
+                    [min(r.interval[1], top) for r in banded],
+                    color=color, alpha=0.45, linewidth=1.0,
+                )
         ax.axhline(1.0, color="#000000", linewidth=0.8)
         ax.axhline(best_floor, color="#d62728", linewidth=1.0, linestyle="--")
         _log2_axis(ax, [float(r.point["lts"]) for r in srows if r.point.get("lts")])

@@ -82,6 +82,15 @@ def test_rank_figure_has_a_panel_per_scenario_with_its_count():
     titles = [ax.get_title() for ax in fig.axes if ax.get_visible() and ax.get_title()]
     assert sorted(titles) == ["hot-handover (1 of 2 >= 0.9)", "paper-coop (1 of 1 >= 0.9)"]
     assert "2 of 3 at or above 0.9" in fig._suptitle.get_text()
+    # A row with a resampled interval gets a bar from its low to its high end.
+    from matplotlib.collections import LineCollection
+
+    banded = RankRow(dict(scenario="paper-coop", runtime="native", lts=8), 9, "ttas", 10, None, None, (0.7, 1.05))
+    fig = rank_figure(rows + [banded], "adaptive")
+    bars = [c for ax in fig.axes for c in ax.collections if isinstance(c, LineCollection)]
+    assert len(bars) == 1
+    (segment,) = bars[0].get_segments()
+    assert [round(y, 6) for y in segment[:, 1]] == [0.7, 1.05]
 
 
 def test_cli_rank_plot_writes_the_figure_or_nothing(tmp_path, capsys):
