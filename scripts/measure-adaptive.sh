@@ -4,7 +4,8 @@
 # ranks `adaptive` against the best other fibersync mutex and the library
 # (fibersync-report rank). Needs a Release build (scripts/main.sh makes one)
 # and the report tool (.venv); writes OUTDIR/rank.md and OUTDIR/rank.png.
-# About 30 minutes on 2 cores; run it on an otherwise idle machine.
+# About 50 minutes on 2 cores (5 repetitions; REPS=3 takes ~30 but leaves
+# the rank without its resampled interval); run it on an idle machine.
 # BENCH=path selects another build (e.g. one with Argobots).
 #   bash scripts/measure-adaptive.sh [OUTDIR] [extra fibersync-bench flags]
 #   e.g. bash scripts/measure-adaptive.sh results/adaptive-2node --topology 2x1 --pinning compact
