@@ -118,8 +118,13 @@ def _resampled_interval(
     """Bootstrap interval of median(subject) / max(median(other) for each other),
     re-picking the best in every resample; whole repetitions are resampled
     when every sample numbers the same repetitions once each."""
+    import inspect
+
     from scipy.stats import bootstrap
 
+    # SciPy 1.15 named the generator `rng`; older releases only know
+    # `random_state`, which newer ones are to drop.
+    seed_keyword = "rng" if "rng" in inspect.signature(bootstrap).parameters else "random_state"
     samples = [subject, *others]
     if any(len(s) < min_reps for s in samples):
         return None
@@ -149,7 +154,7 @@ def _resampled_interval(
             n_resamples=INTERVAL_RESAMPLES,
             confidence_level=INTERVAL_LEVEL,
             method="percentile",
-            random_state=np.random.default_rng(INTERVAL_SEED),
+            **{seed_keyword: np.random.default_rng(INTERVAL_SEED)},
         )
     low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
     if not (np.isfinite(low) and np.isfinite(high)):
