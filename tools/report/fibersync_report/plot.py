@@ -635,7 +635,10 @@ def rank_figure(rows: Sequence[Any], subject: str, best_floor: float = 0.9) -> F
     runtimes = sorted({str(r.point.get("runtime")) for r in rows}, key=stats.order_key(stats.RUNTIME_ORDER))
     # Spread the runtimes a little along x so that equal ratios stay visible.
     shift = {rt: 2 ** ((i - (len(runtimes) - 1) / 2) * 0.08) for i, rt in enumerate(runtimes)}
-    top = max(1.2, min(3.0, max(r.vs_best for r in rows) * 1.05))
+    highs = [r.vs_best for r in rows] + [
+        r.interval[1] for r in rows if getattr(r, "interval", None) is not None and r.interval[1] != float("inf")
+    ]
+    top = max(1.2, min(3.0, max(highs) * 1.05))
     handles: dict[str, object] = {}
     for i, scenario in enumerate(scenarios):
         ax = axes[i // ncols][i % ncols]

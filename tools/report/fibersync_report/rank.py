@@ -21,20 +21,29 @@ repetition missing or repeated, e.g. two sweeps merged).
 Each row also has a resampled interval: a 90% bootstrap interval
 (scipy.stats.bootstrap, percentile method) of the ratio of the chosen mutex's
 median to the best median of the others, where every resample picks its own
-best. Re-picking the best matters: the best of seven noisy medians is biased
-upwards, and the interval carries that. Where the repetitions pair, whole
-repetitions are resampled (every mutex's repetition r together), as the
-harness ran them; otherwise each mutex's runs are resampled on their own. The
-interval separates a gap that the repetitions show from one they cannot tell
-from noise: a configuration is *clearly below* the floor when the whole
-interval is, *clearly within* when the whole interval is at or above it, and
-*undecided* otherwise. With the harness's 3-5 repetitions a bootstrap of a
-median is coarse (its values are among the few measured ones), so this is a
-guide to where to measure again, not a test; the ratio of medians stays the
-headline. None with fewer than 5 repetitions of any mutex compared: with 3,
-the percentile interval is far too narrow (in one sweep it put a configuration
-"clearly below" that 9 repetitions the next day put at 1.05; docs/BENCHMARKS.md,
-session 18).
+best. Where the repetitions pair, whole repetitions are resampled (every
+mutex's repetition r together), as the harness ran them; otherwise each
+mutex's runs are resampled on their own. A configuration is *clearly below*
+the floor when the whole interval is, *clearly within* when the whole
+interval is at or above it, and *undecided* otherwise.
+
+The interval leans against the chosen mutex, on purpose. The best of
+several noisy medians sits above the best lock's true throughput, so the
+observed ratio is biased low; every resample re-picks its best, which
+lowers the interval by that bias once more. "Clearly within" is therefore
+strong evidence, "clearly below" weak. In a simulation (the chosen mutex
+and 7 others, 5 repetitions, 5-10% noise per run) the interval held the
+true ratio in about 55% of cases, not 90%; a mutex equal to the best was
+called clearly within in 1-33% of cases and clearly below in 0-5%, one at
+0.95 of the best clearly below in 4-14%, one at 0.85 in 77-96%. (The basic
+method, which reflects the resamples about the observed ratio and so
+corrects the bias once, did better on that simulation but worse on real
+runs, whose spread is skewed: it called clearly below a configuration
+whose per-repetition ratios had a median of 1.05.) So this is a guide to
+where to measure again, not a test; the ratio of medians stays the
+headline. There is no interval with fewer than 5 runs of any mutex
+compared (with 3, it put a configuration clearly below that 9 repetitions
+the next day put at 1.05; docs/BENCHMARKS.md, session 18).
 """
 
 from __future__ import annotations
@@ -133,8 +142,8 @@ def _resampled_interval(
     if paired:
         reps = sorted(by_rep[0], key=str)
         data = [np.array([d[r] for r in reps], dtype=float) for d in by_rep]
-    else:
-        data = [np.array([v for _, v in s], dtype=float) for s in samples]
+    else:  # sorted: the same runs in another file order give the same interval
+        data = [np.array(sorted(v for _, v in s), dtype=float) for s in samples]
     if any(not np.all(np.isfinite(d)) or np.any(d < 0) for d in data):
         return None
 
@@ -143,9 +152,13 @@ def _resampled_interval(
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.median(xs[0], axis=axis) / best
 
+    from scipy.stats import DegenerateDataWarning
+
     with warnings.catch_warnings():
-        # Degenerate resamples (all values equal) warn; the interval is still the answer.
-        warnings.simplefilter("ignore")
+        # All-equal samples, and a best median of 0 in a resample, warn; the
+        # interval is still the answer (see the end).
+        warnings.simplefilter("ignore", DegenerateDataWarning)
+        warnings.simplefilter("ignore", RuntimeWarning)
         res = bootstrap(
             tuple(data),
             ratio,
@@ -157,9 +170,23 @@ def _resampled_interval(
             **{seed_keyword: np.random.default_rng(INTERVAL_SEED)},
         )
     low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
-    if not (np.isfinite(low) and np.isfinite(high)):
+    if np.isnan(low) or np.isnan(high) or low == np.inf:
         return None
-    return low, high
+    # A ratio is never negative; a high end of inf (a best median of 0 in
+    # some resample) still leaves a usable low end.
+    return max(low, 0.0), high
+
+
+def format_interval(interval: tuple[float, float]) -> str:
+    """'[low, high]', both ends rounded down to 2 decimals: against a floor
+    of 0.9 (or any other of 2 decimals) the printed ends then decide as the
+    exact ones do (0.8996 prints as 0.89, not as 0.90)."""
+    import math
+
+    def down(x: float) -> str:
+        return f"{math.floor(x * 100) / 100:.2f}" if math.isfinite(x) else "inf"
+
+    return f"[{down(interval[0])}, {down(interval[1])}]"
 
 
 def interval_verdict(interval: tuple[float, float] | None, floor: float) -> str:
@@ -224,7 +251,8 @@ def format_rank(
         lines.append(
             f"resampled {INTERVAL_LEVEL:.0%} interval of the ratio to best (re-picking the best): clearly at or above "
             f"{best_floor} in {verdicts.count('within')}, clearly below in {verdicts.count('below')}, undecided in "
-            f"{verdicts.count('undecided')}" + (f", none in {verdicts.count('n/a')}" if "n/a" in verdicts else "")
+            f"{verdicts.count('undecided')}"
+            + (f", no interval in {verdicts.count('n/a')} (fewer than 5 runs of a mutex)" if "n/a" in verdicts else "")
         )
     if ignored:
         lines.append(f"left out of the comparison: {', '.join(ignored)}")
@@ -237,7 +265,7 @@ def format_rank(
     for r in sorted(rows, key=lambda r: r.vs_best)[:worst]:
         lib = "n/a" if r.vs_library is None else f"{r.vs_library:.2f}"
         pair = "n/a" if r.paired_vs_best is None else f"{r.paired_vs_best:.2f}"
-        band = "n/a" if r.interval is None else f"{r.interval[0]:.2f}-{r.interval[1]:.2f}"
+        band = "n/a" if r.interval is None else format_interval(r.interval)
         lines.append(
             f"| {_describe(r.point)} | {r.subject:.3g} | {r.best_other} | {r.best_other_value:.3g} | "
             f"{r.vs_best:.2f} | {pair} | {band} | {lib} |"

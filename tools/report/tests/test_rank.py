@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fibersync_report import cli
 from fibersync_report.load import load_results
-from fibersync_report.rank import format_rank, rank
+from fibersync_report.rank import format_interval, format_rank, rank
 from support import write_runs
 
 
@@ -180,9 +180,30 @@ def test_resampled_interval_separates_a_real_gap_from_noise(tmp_path):
     assert low < 0.9 <= high and rows[4].vs_best < 0.9
     assert rows[8].interval is None
     text = format_rank(list(rows.values()), "adaptive")
-    assert "clearly at or above 0.9 in 1, clearly below in 1, undecided in 1, none in 1" in text
+    assert (
+        "clearly at or above 0.9 in 1, clearly below in 1, undecided in 1, no interval in 1 (fewer than 5 runs "
+        "of a mutex)" in text
+    )
     assert "| 0.50 | 0.50 | n/a | n/a |" in text  # lts=8: no interval column value
-    assert f"| {rows[1].interval[0]:.2f}-{rows[1].interval[1]:.2f} |" in text
+    assert f"| {format_interval(rows[1].interval)} |" in text
+
+
+def test_printed_intervals_decide_as_the_exact_ones():
+    # Rounded down: an end just under 0.9 must not print as 0.90.
+    assert format_interval((0.8996, 0.8999)) == "[0.89, 0.89]"
+    assert format_interval((0.9, 1.2349)) == "[0.90, 1.23]"
+    assert format_interval((0.5, float("inf"))) == "[0.50, inf]"
+
+
+def test_resampled_interval_needs_five_runs_and_pairs_by_repetition_number():
+    from fibersync_report.rank import _resampled_interval
+
+    four = list(enumerate([100, 101, 99, 100]))
+    assert _resampled_interval(four, [four]) is None
+    # The same repetitions listed in another order pair the same way.
+    subject = [(0, 50), (1, 100), (2, 60), (3, 90), (4, 70)]
+    other = [(0, 50), (1, 100), (2, 60), (3, 90), (4, 70)]
+    assert _resampled_interval(subject, [other[::-1]]) == _resampled_interval(subject, [other]) == (1.0, 1.0)
 
 
 def test_resampled_interval_re_picks_the_best_and_keeps_repetitions_whole():
@@ -193,13 +214,14 @@ def test_resampled_interval_re_picks_the_best_and_keeps_repetitions_whole():
     noisy = [80, 120, 90, 110, 100]
     # A second lock as good as the first on average but not in the same
     # repetitions: the best of the two medians of a resample is usually
-    # above either's, so the subject's interval moves down.
+    # above either's, so the subject's interval moves down. With the best
+    # fixed, the two cases would give the same interval.
     alone = _resampled_interval(subject, [reps(noisy)])
     two = _resampled_interval(subject, [reps(noisy), reps(noisy[::-1])])
     assert two[0] <= alone[0] and two[1] < alone[1]
-    # A slow repetition of every lock (the machine) cancels when whole
-    # repetitions are resampled; numbered differently, it does not.
-    slow = [100, 100, 40, 100, 100]
+    # Slow repetitions of every lock (the machine) cancel when whole
+    # repetitions are resampled; numbered differently, they do not.
+    slow = [100, 100, 40, 100, 60]
     assert _resampled_interval(reps(slow), [reps(slow)]) == (1.0, 1.0)
     unpaired = _resampled_interval(reps(slow), [[(r + 10, v) for r, v in reps(slow)]])
     assert unpaired[0] < 1.0 < unpaired[1]
