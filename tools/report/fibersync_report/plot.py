@@ -635,9 +635,7 @@ def rank_figure(rows: Sequence[Any], subject: str, best_floor: float = 0.9) -> F
     runtimes = sorted({str(r.point.get("runtime")) for r in rows}, key=stats.order_key(stats.RUNTIME_ORDER))
     # Spread the runtimes a little along x so that equal ratios stay visible.
     shift = {rt: 2 ** ((i - (len(runtimes) - 1) / 2) * 0.08) for i, rt in enumerate(runtimes)}
-    highs = [r.vs_best for r in rows] + [
-        r.interval[1] for r in rows if getattr(r, "interval", None) is not None and r.interval[1] != float("inf")
-    ]
+    highs = [r.vs_best for r in rows] + [r.interval[1] for r in rows if r.interval and r.interval[1] != float("inf")]
     top = max(1.2, min(3.0, max(highs) * 1.05))
     handles: dict[str, object] = {}
     for i, scenario in enumerate(scenarios):
@@ -655,7 +653,7 @@ def rank_figure(rows: Sequence[Any], subject: str, best_floor: float = 0.9) -> F
             )
             handles.setdefault(rt, h)
             # The resampled interval of each ratio (rank.py), where it has one.
-            banded = [r for r in pts if getattr(r, "interval", None) is not None]
+            banded = [r for r in pts if r.interval is not None]
             if banded:
                 ax.vlines(
                     [float(r.point["lts"]) * shift[rt] for r in banded],

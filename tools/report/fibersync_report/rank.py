@@ -48,6 +48,8 @@ the next day put at 1.05; docs/BENCHMARKS.md, session 18).
 
 from __future__ import annotations
 
+import inspect
+import math
 import statistics
 import warnings
 from dataclasses import dataclass
@@ -119,29 +121,34 @@ def rank(results: Results, subject: str, ignore: Sequence[str] = ()) -> list[Ran
 INTERVAL_LEVEL = 0.9
 INTERVAL_RESAMPLES = 2000
 INTERVAL_SEED = 20260
+#: Fewest runs of every mutex compared for an interval (module docstring).
+INTERVAL_MIN_RUNS = 5
+
+
+def _same_repetitions(samples: Sequence[list[tuple[Any, float]]]) -> bool:
+    """Whether every sample numbers its runs' repetitions once each, with the
+    same set of numbers: then repetition r of one pairs with r of another."""
+    numbered = [dict(s) for s in samples]
+    return all(
+        None not in d and len(d) == len(s) and d.keys() == numbered[0].keys() for d, s in zip(numbered, samples)
+    )
 
 
 def _resampled_interval(
-    subject: list[tuple[Any, float]], others: list[list[tuple[Any, float]]], min_reps: int = 5
+    subject: list[tuple[Any, float]], others: list[list[tuple[Any, float]]]
 ) -> tuple[float, float] | None:
     """Bootstrap interval of median(subject) / max(median(other) for each other),
     re-picking the best in every resample; whole repetitions are resampled
     when every sample numbers the same repetitions once each."""
-    import inspect
+    from scipy.stats import DegenerateDataWarning, bootstrap  # slow to import: only when ranking
 
-    from scipy.stats import bootstrap
-
-    # SciPy 1.15 named the generator `rng`; older releases only know
-    # `random_state`, which newer ones are to drop.
-    seed_keyword = "rng" if "rng" in inspect.signature(bootstrap).parameters else "random_state"
     samples = [subject, *others]
-    if any(len(s) < min_reps for s in samples):
+    if any(len(s) < INTERVAL_MIN_RUNS for s in samples):
         return None
-    by_rep = [dict(s) for s in samples]
-    paired = all(None not in d and len(d) == len(s) and d.keys() == by_rep[0].keys() for d, s in zip(by_rep, samples))
+    paired = _same_repetitions(samples)
     if paired:
-        reps = sorted(by_rep[0], key=str)
-        data = [np.array([d[r] for r in reps], dtype=float) for d in by_rep]
+        reps = sorted(dict(subject), key=str)
+        data = [np.array([dict(s)[r] for r in reps], dtype=float) for s in samples]
     else:  # sorted: the same runs in another file order give the same interval
         data = [np.array(sorted(v for _, v in s), dtype=float) for s in samples]
     if any(not np.all(np.isfinite(d)) or np.any(d < 0) for d in data):
@@ -152,8 +159,9 @@ def _resampled_interval(
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.median(xs[0], axis=axis) / best
 
-    from scipy.stats import DegenerateDataWarning
-
+    # SciPy 1.15 named the generator `rng`; older releases only know
+    # `random_state`, which newer ones are to drop.
+    seed_keyword = "rng" if "rng" in inspect.signature(bootstrap).parameters else "random_state"
     with warnings.catch_warnings():
         # All-equal samples, and a best median of 0 in a resample, warn; the
         # interval is still the answer (see the end).
@@ -181,7 +189,6 @@ def format_interval(interval: tuple[float, float]) -> str:
     """'[low, high]', both ends rounded down to 2 decimals: against a floor
     of 0.9 (or any other of 2 decimals) the printed ends then decide as the
     exact ones do (0.8996 prints as 0.89, not as 0.90)."""
-    import math
 
     def down(x: float) -> str:
         return f"{math.floor(x * 100) / 100:.2f}" if math.isfinite(x) else "inf"
@@ -203,9 +210,9 @@ def interval_verdict(interval: tuple[float, float] | None, floor: float) -> str:
 def _paired_ratio(subject: list[tuple[Any, float]], other: list[tuple[Any, float]]) -> float | None:
     """Median of subject / other over the repetitions both have; None unless
     each side numbers its repetitions once each and they are the same set."""
-    a, b = dict(subject), dict(other)
-    if None in a or len(a) != len(subject) or len(b) != len(other) or a.keys() != b.keys():
+    if not _same_repetitions([subject, other]):
         return None
+    a, b = dict(subject), dict(other)
     if any(b[r] <= 0 for r in b):
         return None
     return statistics.median(a[r] / b[r] for r in a)
@@ -252,7 +259,11 @@ def format_rank(
             f"resampled {INTERVAL_LEVEL:.0%} interval of the ratio to best (re-picking the best): clearly at or above "
             f"{best_floor} in {verdicts.count('within')}, clearly below in {verdicts.count('below')}, undecided in "
             f"{verdicts.count('undecided')}"
-            + (f", no interval in {verdicts.count('n/a')} (fewer than 5 runs of a mutex)" if "n/a" in verdicts else "")
+            + (
+                f", no interval in {verdicts.count('n/a')} (fewer than {INTERVAL_MIN_RUNS} runs of a mutex)"
+                if "n/a" in verdicts
+                else ""
+            )
         )
     if ignored:
         lines.append(f"left out of the comparison: {', '.join(ignored)}")
