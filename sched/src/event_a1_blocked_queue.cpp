@@ -11,6 +11,14 @@
 // No lost wake-up (Dekker): carrier = {RMW carriers_; load word_},
 // setter = {RMW word_; RMW carriers_}, all seq_cst: either the carrier sees
 // the new generation or the setter sees the carrier's bit.
+// A registration can also be taken by an older set(): one that published
+// generation g, stalled before collecting carriers_, and meanwhile let its
+// waiter run, reset and block again at g, registering anew. That set() takes
+// the new bit but releases nobody, and the set() of g+1 would find no bit.
+// So whoever takes a bit asks that carrier to scan, and the scan registers
+// again, with the same Dekker re-check, for each uthread it leaves blocked
+// (released_or_register): while a uthread is blocked, its carrier's bit is in
+// carriers_ or a scan of that carrier is pending.
 #include "events.hpp"
 
 namespace fibersync::sched::detail {
@@ -51,8 +59,18 @@ class event_a1 final : public event_impl {
     return false;
   }
 
-  bool released(std::uint64_t gen) const noexcept override {
-    return generation(word_.load(std::memory_order_acquire)) != gen;
+  bool released_or_register(carrier& c, std::uint64_t gen) noexcept override {
+    if (generation(word_.load(std::memory_order_acquire)) != gen) return true;
+    // Still blocked. Our bit may have been taken by a set() of an earlier
+    // generation (see the top of the file). A plain look first, since with
+    // thousands of blocked uthreads most scans find the bit in place. All
+    // seq_cst: a bit seen here was taken, if at all, by an exchange after
+    // this load, whose scan request comes after the exchange that began
+    // this scan, so another scan follows.
+    const std::uint64_t bit = std::uint64_t{1} << c.index;
+    if ((carriers_.load(std::memory_order_seq_cst) & bit) != 0) return false;
+    carriers_.fetch_or(bit, std::memory_order_seq_cst);
+    return generation(word_.load(std::memory_order_seq_cst)) != gen;
   }
 
   void set() override {
@@ -65,8 +83,10 @@ class event_a1 final : public event_impl {
       const unsigned k = static_cast<unsigned>(__builtin_ctzll(mask));
       mask &= mask - 1;
       carrier& c = *s_.carriers[k];
-      c.scan_requested.store(true, std::memory_order_release);  // release: pairs with find_work's acquire exchange
-      std::atomic_thread_fence(std::memory_order_seq_cst);       // pairs with the sleep path's fence
+      // seq_cst: ordered after the exchange above, against find_work's
+      // exchange and released_or_register's look at carriers_.
+      c.scan_requested.store(true, std::memory_order_seq_cst);
+      std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with the sleep path's fence
       if (c.sleeping.load(std::memory_order_relaxed)) s_.wake(c);
     }
   }

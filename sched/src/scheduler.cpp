@@ -166,7 +166,7 @@ void sched_impl::scan_blocked(carrier& c) {
   uthread* prev = nullptr;
   for (uthread* t = blocked.head; t != nullptr;) {
     uthread* nx = t->next;
-    if (t->home == &c && t->blocking_on->released(t->block_gen)) {
+    if (t->home == &c && t->blocking_on->released_or_register(c, t->block_gen)) {
       if (prev == nullptr) blocked.head = nx; else prev->next = nx;
       if (blocked.tail == t) blocked.tail = prev;
       --blocked.size;
@@ -195,7 +195,8 @@ static void prefetch_next(const uthread* next) noexcept {
 }
 
 uthread* sched_impl::find_work(carrier& c) {
-  if (c.scan_requested.load(std::memory_order_relaxed) && c.scan_requested.exchange(false, std::memory_order_acquire)) {
+  // seq_cst: the scan that follows may rely on it (event_a1: released_or_register).
+  if (c.scan_requested.load(std::memory_order_relaxed) && c.scan_requested.exchange(false, std::memory_order_seq_cst)) {
     scan_blocked(c);
   }
   if (completions_pending.load(std::memory_order_relaxed)) drain_completions(c);

@@ -100,8 +100,10 @@ class event_impl {
   virtual void reset() = 0;
   virtual bool is_set() const noexcept = 0;
   virtual bool enqueue_blocked(carrier& c, uthread* t) = 0;
-  // A1 only: whether blocked uthread t (blocked at generation gen) may go.
-  virtual bool released(std::uint64_t /*gen*/) const noexcept { return false; }
+  // A1 only, called by carrier c's scan for a uthread c blocked at
+  // generation gen: whether it may go; if not, keeps c registered for the
+  // next set().
+  virtual bool released_or_register(carrier& /*c*/, std::uint64_t /*gen*/) noexcept { return false; }
 };
 }  // namespace detail
 
