@@ -63,8 +63,17 @@ struct alignas(64) carrier {
   std::atomic<bool> sleeping{false};    // written by this carrier, read by wakers (seq_cst Dekker with push)
   std::atomic<bool> scan_requested{false};  // A1: an event this carrier registered with was set
   std::atomic<std::uint64_t> runs{0};
+  std::atomic<bool> last_push_was_yield{false};  // under lock; a hint for thieves, relaxed
+  // Stealing a lone yielder (find_work): per other carrier, how many of our
+  // looks in a row found its queue non-empty. Ours only.
+  std::uint32_t nonempty_looks[64] = {};
   std::thread thread;
 };
+
+// Looks in a row at another carrier's non-empty queue before an idle
+// carrier steals a lone uthread that yielded (each look is one pass of
+// find_work and one pause: a few microseconds in all).
+inline constexpr std::uint32_t steal_patience = 64;
 
 struct sched_impl {
   scheduler_options options;
@@ -97,7 +106,7 @@ struct sched_impl {
   uqueue blocked;
 
   void make_ready(uthread* t);                 // push on t's carrier's queue, wake
-  void push_ready(carrier& c, uthread* t);
+  void push_ready(carrier& c, uthread* t, bool wake_thief = true);
   // Appends a whole list to c's ready queue: one lock, one fence, at most
   // one wake-up for the batch.
   void push_ready_batch(carrier& c, uqueue q);

@@ -95,17 +95,21 @@ sched_impl::~sched_impl() {
   for (auto& sctx : stack_pool) boost::context::protected_fixedsize_stack(options.stack_size).deallocate(sctx);
 }
 
-void sched_impl::push_ready(carrier& c, uthread* t) {
+// wake_thief: wake a sleeping carrier to steal even when t is alone in c's
+// queue (false for a yield: c runs t again at once).
+void sched_impl::push_ready(carrier& c, uthread* t, bool wake_thief) {
   c.lock.lock();
   c.ready.push(t);
-  c.ready_size.store(c.ready.size, std::memory_order_relaxed);
+  const std::size_t size = c.ready.size;
+  c.ready_size.store(size, std::memory_order_relaxed);
+  c.last_push_was_yield.store(!wake_thief, std::memory_order_relaxed);
   c.lock.unlock();
   // seq_cst fence: Dekker pair with the fence in run_carrier's sleep path
   // (sleeping=true; fence; re-check queues).
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (c.sleeping.load(std::memory_order_relaxed)) {
     wake(c);
-  } else if (sleepers.load(std::memory_order_relaxed) != 0 && options.stealing) {
+  } else if ((wake_thief || size > 1) && sleepers.load(std::memory_order_relaxed) != 0 && options.stealing) {
     wake_any();
   }
 }
@@ -121,6 +125,7 @@ void sched_impl::push_ready_batch(carrier& c, uqueue q) {
     c.ready.size += q.size;
   }
   c.ready_size.store(c.ready.size, std::memory_order_relaxed);
+  c.last_push_was_yield.store(false, std::memory_order_relaxed);
   c.lock.unlock();
   std::atomic_thread_fence(std::memory_order_seq_cst);  // as in push_ready
   if (c.sleeping.load(std::memory_order_relaxed)) {
@@ -212,7 +217,25 @@ uthread* sched_impl::find_work(carrier& c) {
   const std::size_t n = carriers.size();
   for (std::size_t i = 1; i < n; ++i) {
     carrier& v = *carriers[(c.index + i) % n];
-    if (v.ready_size.load(std::memory_order_relaxed) == 0) continue;
+    const std::size_t size = v.ready_size.load(std::memory_order_relaxed);
+    // A lone ready uthread that was pushed by a yield is, most often, the
+    // one that yielded: its carrier is on its way back to its loop and takes
+    // it within ~100 ns, with its cache lines still there. Take it only once
+    // we have found that carrier's queue non-empty steal_patience looks in a
+    // row (a few microseconds): then the carrier is busy with a uthread that
+    // does not yield, or takes turns between several. Go's scheduler waits
+    // ~3 us before it steals a busy P's runnext for the same reason.
+    // Stealing at once moved a lone yielding uthread between the cores at
+    // about every yield in half of the runs (docs/sched.md). A lone uthread
+    // that was resumed (a lock handed to it, say) is taken at once: its
+    // carrier may be busy for long.
+    std::uint32_t& looks = c.nonempty_looks[v.index];
+    if (size == 0) {
+      looks = 0;
+      continue;
+    }
+    if (size == 1 && v.last_push_was_yield.load(std::memory_order_relaxed) && ++looks < steal_patience) continue;
+    looks = 0;
     if (!v.lock.try_lock()) continue;
     uthread* t = v.ready.pop();
     v.ready_size.store(v.ready.size, std::memory_order_relaxed);
@@ -256,7 +279,9 @@ void sched_impl::run(carrier& c, uthread* t) {
     t->pending = action::none;
     switch (a) {
       case action::yield:
-        push_ready(c, t);
+        // Waking a sleeping carrier for the one uthread we are about to run
+        // again only makes it a thief (see find_work).
+        push_ready(c, t, /*wake_thief=*/false);
         return;
       case action::park: {
         std::uint32_t e = uthread::k_empty;
