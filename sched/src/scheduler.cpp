@@ -225,8 +225,8 @@ uthread* sched_impl::find_work(carrier& c) {
     // row (a few microseconds): then the carrier is busy with a uthread that
     // does not yield, or takes turns between several. Go's scheduler waits
     // ~3 us before it steals a busy P's runnext for the same reason.
-    // Stealing at once moved a lone yielding uthread between the cores at
-    // about every yield in half of the runs (docs/sched.md). A lone uthread
+    // Stealing at once moved a lone yielding uthread to the other core at
+    // 37-52% of its yields (docs/sched.md). A lone uthread
     // that was resumed (a lock handed to it, say) is taken at once: its
     // carrier may be busy for long.
     std::uint32_t& looks = c.nonempty_looks[v.index];
