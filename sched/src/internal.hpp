@@ -106,7 +106,7 @@ struct sched_impl {
   uqueue blocked;
 
   void make_ready(uthread* t);                 // push on t's carrier's queue, wake
-  void push_ready(carrier& c, uthread* t, bool wake_thief = true);
+  void push_ready(carrier& c, uthread* t, bool by_yield = false);
   // Appends a whole list to c's ready queue: one lock, one fence, at most
   // one wake-up for the batch.
   void push_ready_batch(carrier& c, uqueue q);

@@ -95,21 +95,22 @@ sched_impl::~sched_impl() {
   for (auto& sctx : stack_pool) boost::context::protected_fixedsize_stack(options.stack_size).deallocate(sctx);
 }
 
-// wake_thief: wake a sleeping carrier to steal even when t is alone in c's
-// queue (false for a yield: c runs t again at once).
-void sched_impl::push_ready(carrier& c, uthread* t, bool wake_thief) {
+// by_yield: t is the uthread c just ran, which c runs again at once if it
+// is alone; thieves wait before taking it and no sleeping carrier is woken
+// for it (see find_work).
+void sched_impl::push_ready(carrier& c, uthread* t, bool by_yield) {
   c.lock.lock();
   c.ready.push(t);
   const std::size_t size = c.ready.size;
   c.ready_size.store(size, std::memory_order_relaxed);
-  c.last_push_was_yield.store(!wake_thief, std::memory_order_relaxed);
+  c.last_push_was_yield.store(by_yield, std::memory_order_relaxed);
   c.lock.unlock();
   // seq_cst fence: Dekker pair with the fence in run_carrier's sleep path
   // (sleeping=true; fence; re-check queues).
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (c.sleeping.load(std::memory_order_relaxed)) {
     wake(c);
-  } else if ((wake_thief || size > 1) && sleepers.load(std::memory_order_relaxed) != 0 && options.stealing) {
+  } else if ((!by_yield || size > 1) && sleepers.load(std::memory_order_relaxed) != 0 && options.stealing) {
     wake_any();
   }
 }
@@ -279,9 +280,7 @@ void sched_impl::run(carrier& c, uthread* t) {
     t->pending = action::none;
     switch (a) {
       case action::yield:
-        // Waking a sleeping carrier for the one uthread we are about to run
-        // again only makes it a thief (see find_work).
-        push_ready(c, t, /*wake_thief=*/false);
+        push_ready(c, t, /*by_yield=*/true);
         return;
       case action::park: {
         std::uint32_t e = uthread::k_empty;

@@ -148,7 +148,7 @@ def _resampled_interval(
     paired = _same_repetitions(samples)
     if paired:
         reps = sorted(dict(subject), key=str)
-        data = [np.array([dict(s)[r] for r in reps], dtype=float) for s in samples]
+        data = [np.array([by_rep[r] for r in reps], dtype=float) for by_rep in map(dict, samples)]
     else:  # sorted: the same runs in another file order give the same interval
         data = [np.array(sorted(v for _, v in s), dtype=float) for s in samples]
     if any(not np.all(np.isfinite(d)) or np.any(d < 0) for d in data):
