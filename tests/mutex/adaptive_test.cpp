@@ -313,7 +313,15 @@ struct assigned_carriers_runtime {
     ++suspends[carrier()];
     base::suspend();
   }
-  static void resume(handle h) { base::resume(h); }
+  // A wake-up that takes long: resume() first blocks the caller, a releaser
+  // in unlock(), for this long (with one carrier, all LTs with it). The
+  // releaser's hold has ended and the next one cannot begin meanwhile, so
+  // the delay is in the woken waiter's wake-up and in no hold.
+  static inline std::chrono::microseconds resume_delay{0};
+  static void resume(handle h) {
+    if (resume_delay.count() != 0) std::this_thread::sleep_for(resume_delay);
+    base::resume(h);
+  }
   static unsigned carrier() { return carrier_of[current()]; }
 };
 
@@ -391,10 +399,14 @@ TEST(adaptive_mutex, where_idle_carriers_steal_the_last_competing_waiter_parks_a
 // the other waits alone, one failed check per yield. Barge limit 0: every
 // release hands the lock to a parked waiter if there is one, so every hold
 // after the first began in lock_slow() (timed one in sample_every) and every
-// wake-up is a hand-off (timed one in sample_every). After each unlock() the
-// releaser sleeps `sleep_after_unlock`, which the woken waiter's wake-up
-// includes. Returns, per hold, after how many of its yields a waiter had
-// suspended (-1: none did), and the suspends counted when it began.
+// wake-up is a hand-off (timed one in sample_every). Each resume() of a
+// suspended waiter takes `resume_delay` more. (A sleep of the releaser after
+// its unlock() would not do: where it had freed the word to a competing
+// waiter, unlock() yields, that waiter acquires, and its hold takes in the
+// sleep at its first yield: holds of 40 yields were timed at 10 ms next to
+// wake-ups of 10 ms.) Returns, per hold, after how many of its yields a
+// waiter had suspended (-1: none did), and the suspends counted when it
+// began.
 struct alternating_holds {
   std::vector<int> park_points;
   std::vector<unsigned> suspends_at_start;
@@ -402,10 +414,11 @@ struct alternating_holds {
   unsigned suspends_since(std::size_t from) const { return suspends_at_start.back() - suspends_at_start.at(from); }
 };
 alternating_holds park_points_of_alternating_holds(int holds, int holder_yields, std::chrono::microseconds sleep_in_hold,
-                                                   std::chrono::microseconds sleep_after_unlock, unsigned lts = 2) {
+                                                   std::chrono::microseconds resume_delay, unsigned lts = 2) {
   using R = assigned_carriers_runtime<true>;
   R::carrier_of.clear();
   R::suspends.clear();
+  R::resume_delay = resume_delay;
   adaptive_mutex<R> m(wait_policy{}.with_yield_every(1).with_suspend_after(4), /*barge_limit=*/0);
   alternating_holds result;
   std::vector<int>& points = result.park_points;
@@ -430,9 +443,9 @@ alternating_holds park_points_of_alternating_holds(int holds, int holder_yields,
       }
       points.push_back(point);
       m.unlock();
-      std::this_thread::sleep_for(sleep_after_unlock);
     }
   });
+  R::resume_delay = 0us;
   return result;
 }
 
@@ -452,10 +465,10 @@ TEST(adaptive_mutex, a_lone_waiter_parks_early_when_holds_are_long_next_to_wake_
 
 TEST(adaptive_mutex, a_lone_waiter_keeps_spinning_when_wake_ups_are_long_next_to_holds) {
   // The control: the same turns, holds of 1.4-16 ms (272 sleeps of 5 us,
-  // or of the timer's slack), but each wake-up waits out a 25 ms sleep of
-  // the releaser, so a hold is not hold_to_wake_up wake-ups long unless the
-  // sleeps of a hold overshoot by over 1.4 ms each on average: the waiter
-  // never parks early.
+  // or of the timer's slack), but each wake-up takes a resume() of 25 ms,
+  // so a hold is not hold_to_wake_up wake-ups long unless the sleeps of a
+  // hold overshoot by over 1.4 ms each on average: the waiter never parks
+  // early.
   using M = adaptive_mutex<assigned_carriers_runtime<true>>;
   const int long_wait = static_cast<int>(M::long_wait_checks);
   const std::vector<int> points = park_points_of_alternating_holds(24, long_wait + 16, 5us, 25000us).park_points;
@@ -467,9 +480,9 @@ TEST(adaptive_mutex, a_lone_waiter_keeps_spinning_when_wake_ups_are_long_next_to
 // the other, which arrives while it competes, parks. Until the mutex has
 // timed a hold and a wake-up, that is one suspend per turn.
 TEST(adaptive_mutex, waiters_keep_competing_when_holds_are_short_next_to_wake_ups) {
-  // Holds of 40 yields (well under a millisecond) against wake-ups that wait
-  // out the releaser's 10 ms sleep: once both are timed, nobody parks (40
-  // failed checks are far from long_wait_checks).
+  // Holds of 40 yields (well under a millisecond) against wake-ups of a
+  // 10 ms resume(): once both are timed, nobody parks (40 failed checks are
+  // far from long_wait_checks).
   const alternating_holds turns = park_points_of_alternating_holds(40, 40, 0us, 10000us, 3);
   ASSERT_EQ(turns.suspends_at_start.size(), 40u);
   EXPECT_GE(turns.suspends_since(0), 2u);
@@ -477,12 +490,15 @@ TEST(adaptive_mutex, waiters_keep_competing_when_holds_are_short_next_to_wake_up
 }
 
 TEST(adaptive_mutex, the_second_waiter_keeps_parking_when_holds_are_not_short_next_to_wake_ups) {
-  // The control: the same turns with holds of 0.8 ms or more (40 sleeps of
-  // 20 us) against wake-ups of 2 ms or more. A hold is then well over a
+  // The control: the same turns with holds of 2 ms or more (40 sleeps of
+  // 50 us) against wake-ups of 3 ms or more. A hold is then well over a
   // quarter of a wake-up, and far from the 16 wake-ups at which the lone
   // waiter would park early (finding 17): the waiter that arrives second
-  // parks in every turn.
-  const alternating_holds turns = park_points_of_alternating_holds(40, 40, 20us, 2000us, 3);
+  // parks in every turn, also while the two averages still grow from 0.
+  // (When only the hold samples were bounded, the wake-up average outran
+  // the hold average there: from about the 16th turn on, some turns had no
+  // park, in every run.)
+  const alternating_holds turns = park_points_of_alternating_holds(40, 40, 50us, 3000us, 3);
   ASSERT_EQ(turns.suspends_at_start.size(), 40u);
   EXPECT_GE(turns.suspends_since(16), 20u);
 }

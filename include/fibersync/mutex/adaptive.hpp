@@ -82,7 +82,8 @@ class adaptive_mutex {
   // (measured: see start_hold()). The floor keeps out the saturated holds
   // of 40-50 us whose waiters lost up to a third when they parked early
   // (docs/ADAPTIVE.md, finding 16): on our scheduler a wake-up takes 0.3 us
-  // at the median, but its mean is lifted by carriers that went to sleep.
+  // at the median, and the few that meet a sleeping carrier (~100 us) move
+  // the average little (see add_bounded_sample()).
   static constexpr std::uint32_t long_wait_checks = 256;
   static constexpr std::uint32_t short_wait_checks = long_wait_checks / 8;
   static constexpr std::int64_t hold_to_wake_up = 16;
@@ -258,19 +259,28 @@ class adaptive_mutex {
     const std::int64_t since = held_since_.load(std::memory_order_relaxed);
     if (since == 0) return;
     held_since_.store(0, std::memory_order_relaxed);
-    const std::int64_t average = hold_ns_.load(std::memory_order_relaxed);
-    const std::int64_t held = clock_ns() - since;
-    // At most 4x the average per sample, and the first at most 8 x
-    // long_hold_ns: one stale time moves the average by 3/8 at most, or, as
-    // the first sample, to the floor at most.
-    add_sample(hold_ns_, std::min(held, average > 0 ? 4 * average : 8 * long_hold_ns));
+    add_bounded_sample(hold_ns_, clock_ns() - since);
+  }
+  // Both averages take a sample for at most 4x the average, and the first
+  // for at most 8 x long_hold_ns: one stale hold time moves the hold average
+  // by 3/8 at most, or, as the first sample, to the floor at most. The
+  // wake-ups have no stale times, but they are bounded alike so that neither
+  // average outruns the other while both grow from 0. With only the holds
+  // bounded, the hold average rose by at most 3/8 a sample (a dozen samples
+  // from the floor to 4 ms) while the wake-up average took 1/8 of any
+  // sample: with 4 ms holds and 3 ms wake-ups the holds counted as short
+  // after the second sample of each, for a sample period (8 acquisitions)
+  // or more (docs/ADAPTIVE.md, finding 18).
+  static void add_bounded_sample(std::atomic<std::int64_t>& average, std::int64_t sample) noexcept {
+    const std::int64_t old = average.load(std::memory_order_relaxed);
+    add_sample(average, std::min(sample, old > 0 ? 4 * old : 8 * long_hold_ns));
   }
   // Holder, before the RMW that wakes a waiter: the time to write into its
   // node, 0 if this wake-up is not timed.
   std::int64_t start_wake_up() noexcept { return ++wake_ups_ % sample_every == 0 ? clock_ns() : 0; }
   // The woken waiter, once it runs.
   void end_wake_up(std::int64_t granted_at) noexcept {
-    if (granted_at != 0) add_sample(wake_up_ns_, clock_ns() - granted_at);
+    if (granted_at != 0) add_bounded_sample(wake_up_ns_, clock_ns() - granted_at);
   }
   bool holds_are_short() const noexcept {
     const std::int64_t hold = hold_ns_.load(std::memory_order_relaxed);
