@@ -52,6 +52,9 @@ struct uqueue {
   bool empty() const noexcept { return head == nullptr; }
 };
 
+// The scheduler accepts 1..max_carriers carriers (per-carrier arrays below).
+inline constexpr std::size_t max_carriers = 64;
+
 struct alignas(64) carrier {
   unsigned index = 0;
   sched_impl* owner = nullptr;
@@ -66,7 +69,7 @@ struct alignas(64) carrier {
   std::atomic<bool> last_push_was_yield{false};  // under lock; a hint for thieves, relaxed
   // Stealing a lone yielder (find_work): per other carrier, how many of our
   // looks in a row found its queue non-empty. Ours only.
-  std::uint32_t nonempty_looks[64] = {};
+  std::uint32_t nonempty_looks[max_carriers] = {};
   std::thread thread;
 };
 

@@ -221,10 +221,6 @@ class adaptive_mutex {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
         .count();
   }
-  static void add_sample(std::atomic<std::int64_t>& average, std::int64_t sample) noexcept {
-    const std::int64_t old = average.load(std::memory_order_relaxed);
-    average.store(old + (sample - old) / 8, std::memory_order_relaxed);
-  }
   // Holder, after an acquisition in lock_slow(): time one hold in
   // sample_every; otherwise make sure no earlier holder's time is left.
   void start_hold() noexcept {
@@ -261,9 +257,9 @@ class adaptive_mutex {
     held_since_.store(0, std::memory_order_relaxed);
     add_bounded_sample(hold_ns_, clock_ns() - since);
   }
-  // Both averages take a sample for at most 4x the average, and the first
-  // for at most 8 x long_hold_ns: one stale hold time moves the hold average
-  // by 3/8 at most, or, as the first sample, to the floor at most. The
+  // Both averages (weight 1/8) take a sample for at most 4x the average, and
+  // the first for at most 8 x long_hold_ns: one stale hold time moves the
+  // hold average by 3/8 at most, or, as the first sample, to the floor. The
   // wake-ups have no stale times, but they are bounded alike so that neither
   // average outruns the other while both grow from 0. With only the holds
   // bounded, the hold average rose by at most 3/8 a sample (a dozen samples
@@ -273,7 +269,8 @@ class adaptive_mutex {
   // or more (docs/ADAPTIVE.md, finding 18).
   static void add_bounded_sample(std::atomic<std::int64_t>& average, std::int64_t sample) noexcept {
     const std::int64_t old = average.load(std::memory_order_relaxed);
-    add_sample(average, std::min(sample, old > 0 ? 4 * old : 8 * long_hold_ns));
+    const std::int64_t bounded = std::min(sample, old > 0 ? 4 * old : 8 * long_hold_ns);
+    average.store(old + (bounded - old) / 8, std::memory_order_relaxed);
   }
   // Holder, before the RMW that wakes a waiter: the time to write into its
   // node, 0 if this wake-up is not timed.
