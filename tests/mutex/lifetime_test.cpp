@@ -41,6 +41,7 @@ struct stalling_runtime {
   static constexpr std::string_view name = "stalling_os_threads";
   static constexpr wait_policy default_wait_policy() noexcept { return os_thread_runtime::default_wait_policy(); }
   static constexpr bool idle_carriers_steal = true;
+  static constexpr bool preemptive = true;
 
   static handle current() noexcept { return os_thread_runtime::current(); }
   static void yield() noexcept { os_thread_runtime::yield(); }

@@ -48,6 +48,16 @@
 // otherwise keep one waiter awake per carrier, so that parking does not idle
 // a carrier while another has a queue of work (adaptive_mutex does). Read it
 // through idle_carriers_steal_v<R>, which is false when the member is absent.
+//
+// Optional: `static constexpr bool preemptive`, true when LTs are scheduled
+// preemptively by time slices (OS threads under the kernel): a runnable LT,
+// a waiter that yielded among them, may wait for other LTs' time slices
+// before it runs again, where on a cooperative runtime it runs within one
+// round of its carrier's ready queue. A parking mutex may then rely on a
+// yielding waiter to take a released lock soon only where this is false
+// (adaptive_mutex, where idle carriers also steal, does not wake a parked
+// waiter while another competes).
+// Read it through preemptive_v<R>, which is false when the member is absent.
 #pragma once
 
 #include <concepts>
@@ -70,6 +80,15 @@ template <class R>
 inline constexpr bool idle_carriers_steal_v = [] {
   if constexpr (requires { R::idle_carriers_steal; }) {
     return static_cast<bool>(R::idle_carriers_steal);
+  } else {
+    return false;
+  }
+}();
+
+template <class R>
+inline constexpr bool preemptive_v = [] {
+  if constexpr (requires { R::preemptive; }) {
+    return static_cast<bool>(R::preemptive);
   } else {
     return false;
   }

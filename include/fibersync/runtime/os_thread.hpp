@@ -55,6 +55,9 @@ struct os_thread_runtime {
   }
   // The kernel runs another thread on a core whose thread blocks.
   static constexpr bool idle_carriers_steal = true;
+  // The kernel time-slices threads: one that yields may wait out others'
+  // slices before it runs again (runtime/concept.hpp).
+  static constexpr bool preemptive = true;
 
   static handle current() noexcept { return self(); }
 
