@@ -299,14 +299,18 @@ static_assert(!idle_carriers_steal_v<counting_runtime<boost_fiber_runtime>>);
 // Boost.Fiber on one real carrier, where each LT reports the carrier the
 // test assigns it: a deterministic stand-in for LTs spread over carriers that
 // do not take work from each other. Counts suspends per assigned carrier.
-template <bool IdleCarriersSteal>
+// Preemptive only changes what the runtime tells the mutex (the fibers still
+// switch only when they yield or suspend). Counts resumes too.
+template <bool IdleCarriersSteal, bool Preemptive = false>
 struct assigned_carriers_runtime {
   using base = boost_fiber_runtime;
   using handle = base::handle;
   static constexpr std::string_view name = "assigned_carriers";
   static constexpr bool idle_carriers_steal = IdleCarriersSteal;
+  static constexpr bool preemptive = Preemptive;
   static inline std::map<handle, unsigned> carrier_of;  // one OS thread: no lock needed
   static inline std::map<unsigned, unsigned> suspends;
+  static inline unsigned resumes = 0;
   static handle current() { return base::current(); }
   static void yield() { base::yield(); }
   static void suspend() {
@@ -319,6 +323,7 @@ struct assigned_carriers_runtime {
   // the delay is in the woken waiter's wake-up and in no hold.
   static inline std::chrono::microseconds resume_delay{0};
   static void resume(handle h) {
+    ++resumes;
     if (resume_delay.count() != 0) std::this_thread::sleep_for(resume_delay);
     base::resume(h);
   }
@@ -375,6 +380,131 @@ TEST(adaptive_mutex, where_idle_carriers_steal_only_the_last_competing_waiter_st
   auto suspends = park_waiters_on_assigned_carriers</*IdleCarriersSteal=*/true>();
   EXPECT_EQ(suspends[1], 1u);
   EXPECT_EQ(suspends[0], 1u);
+}
+
+// Which adapters say their LTs are time-sliced (counting_runtime forwards).
+static_assert(preemptive_v<os_thread_runtime>);
+static_assert(preemptive_v<counting_runtime<os_thread_runtime>>);
+static_assert(!preemptive_v<boost_fiber_runtime>);
+static_assert(!preemptive_v<counting_runtime<boost_fiber_runtime>>);
+
+struct unlock_while_one_competes {
+  unsigned resumes_by_unlock = 0;  // made by the holder's unlock()
+  unsigned suspends_before_unlock = 0;
+  unsigned suspends = 0;
+  unsigned acquisitions = 0;
+};
+// One carrier. LT 0 holds the lock across 4 yields; LT 1 fails first and,
+// the only competing waiter, keeps competing; LT 2 fails while LT 1
+// competes and parks. What did LT 0's unlock() wake?
+template <bool IdleCarriersSteal, bool Preemptive>
+unlock_while_one_competes unlock_while_a_waiter_competes() {
+  using R = assigned_carriers_runtime<IdleCarriersSteal, Preemptive>;
+  R::carrier_of.clear();
+  R::suspends.clear();
+  R::resumes = 0;
+  adaptive_mutex<R> m(wait_policy{}.with_yield_every(1).with_suspend_after(4));
+  bool held = false;  // one OS thread: plain variables
+  unlock_while_one_competes r;
+  watchdog dog("adaptive unlock while a waiter competes", 60s);
+  executor_options o;
+  o.carriers = 1;
+  run_lts_on_boost_fibers(o, 3, [&](unsigned lt) {
+    R::carrier_of[R::current()] = 0;
+    if (lt == 0) {
+      m.lock();
+      held = true;
+      for (int i = 0; i < 4; ++i) R::yield();
+      r.suspends_before_unlock = R::suspends[0];
+      const unsigned before = R::resumes;
+      m.unlock();
+      r.resumes_by_unlock = R::resumes - before;
+      ++r.acquisitions;
+      return;
+    }
+    while (!held) R::yield();
+    m.lock();
+    ++r.acquisitions;
+    m.unlock();
+  });
+  r.suspends = R::suspends[0];
+  return r;
+}
+
+TEST(adaptive_mutex, unlock_does_not_wake_a_parked_waiter_while_another_competes_where_idle_carriers_steal) {
+  // A cooperative runtime whose idle carriers steal (our scheduler). LT 1,
+  // competing, takes the word when it runs next; waking LT 2 would only
+  // make it lose to LT 1 and park again. LT 1's own unlock(), with nobody
+  // competing, wakes LT 2.
+  const auto r = unlock_while_a_waiter_competes</*IdleCarriersSteal=*/true, /*Preemptive=*/false>();
+  EXPECT_EQ(r.suspends_before_unlock, 1u);  // LT 2 parked
+  EXPECT_EQ(r.resumes_by_unlock, 0u);
+  EXPECT_EQ(r.suspends, 1u);  // LT 2 did not park again
+  EXPECT_EQ(r.acquisitions, 3u);
+}
+
+TEST(adaptive_mutex, unlock_wakes_a_parked_waiter_while_another_competes_where_lts_are_time_sliced_or_carriers_do_not_steal) {
+  // The controls. Where a yielding LT may wait out others' time slices (OS
+  // threads), the competing waiter may not take the word soon; where idle
+  // carriers do not steal (Boost.Fiber, Argobots), LT 2's work can run only
+  // on its own carrier. Either way unlock() wakes LT 2.
+  for (const auto& r : {unlock_while_a_waiter_competes</*IdleCarriersSteal=*/true, /*Preemptive=*/true>(),
+                        unlock_while_a_waiter_competes</*IdleCarriersSteal=*/false, /*Preemptive=*/false>()}) {
+    EXPECT_EQ(r.suspends_before_unlock, 1u);
+    EXPECT_EQ(r.resumes_by_unlock, 1u);
+    EXPECT_EQ(r.acquisitions, 3u);
+  }
+}
+
+// The same first turn (LT 0 holds, LT 1 competes, LT 2 parks; LT 0's
+// unlock() does not wake LT 2), then LT 1's unlock(), with nobody
+// competing, wakes LT 2, which wins the word: a wake-up paid off. LT 2
+// then holds across 4 yields while LT 3 competes and LT 4 parks. Returns
+// the resumes made by LT 2's unlock().
+unsigned resumes_by_an_unlock_after_a_woken_waiter_won() {
+  using R = assigned_carriers_runtime</*IdleCarriersSteal=*/true>;
+  R::carrier_of.clear();
+  R::suspends.clear();
+  R::resumes = 0;
+  adaptive_mutex<R> m(wait_policy{}.with_yield_every(1).with_suspend_after(4));
+  bool first_held = false;   // one OS thread: plain variables
+  bool second_held = false;
+  unsigned by_second_unlock = 0;
+  int acquisitions = 0;
+  watchdog dog("adaptive unlock after a woken waiter won", 60s);
+  executor_options o;
+  o.carriers = 1;
+  run_lts_on_boost_fibers(o, 5, [&](unsigned lt) {
+    R::carrier_of[R::current()] = 0;
+    if (lt == 0 || lt == 2) {
+      if (lt == 2) {
+        while (!first_held) R::yield();
+      }
+      m.lock();
+      ++acquisitions;
+      bool& held = lt == 0 ? first_held : second_held;
+      held = true;
+      for (int i = 0; i < 4; ++i) R::yield();
+      const unsigned before = R::resumes;
+      m.unlock();
+      if (lt == 2) by_second_unlock = R::resumes - before;
+      return;
+    }
+    const bool& held = lt == 1 ? first_held : second_held;
+    while (!held) R::yield();
+    m.lock();
+    ++acquisitions;
+    m.unlock();
+  });
+  EXPECT_EQ(acquisitions, 5);
+  EXPECT_EQ(R::suspends[0], 2u);  // LT 2 and LT 4, once each
+  return by_second_unlock;
+}
+
+TEST(adaptive_mutex, unlock_wakes_again_while_another_competes_once_a_woken_waiter_won) {
+  // LT 2's wake-up paid off, so LT 2's unlock() wakes LT 4 although LT 3
+  // competes. (The first turn is the test above.)
+  EXPECT_EQ(resumes_by_an_unlock_after_a_woken_waiter_won(), 1u);
 }
 
 // A lone waiter: LT 1, the only one, fails once per yield of the holder.

@@ -14,7 +14,9 @@
 //   less than a quarter of the wake-ups, every waiter competes for up to
 //   256 failed checks).
 //   unlock() frees the word and wakes the oldest parked waiter unless one
-//   is already awake (WOKEN); a woken waiter that loses re-parks at the
+//   is already awake: the woken one (WOKEN), or, on a cooperative runtime
+//   whose idle carriers steal, a competing one while the last woken waiter
+//   lost to one (Go's spinners); a woken waiter that loses re-parks at the
 //   front. After `barge_limit` acquisitions made while others waited,
 //   unlock() hands the lock to the woken (or oldest parked) waiter if it has
 //   run and lost the word since its wake (Go's rule); one that has not run
@@ -23,7 +25,9 @@
 //   it whatever it did only after barge_limit x patience_factor (1024). The
 //   yield matters: on a cooperative runtime an LT that re-locks without ever
 //   waiting must yield, or the waiters behind it in its carrier's ready
-//   queue never run (docs/ADAPTIVE.md, "Liveness").
+//   queue never run (docs/ADAPTIVE.md, "Liveness"). While a hand-off is due,
+//   unlock() wakes (or hands the lock to) the oldest parked waiter even
+//   while others compete.
 // Paper: ours, from measurements (docs/ADAPTIVE.md). Ingredients: TTAS; Go's
 //   sync.Mutex (woken flag, front re-queue, hand-off to a waiter that lost);
 //   the futex mutex's waiter count in the word (Drepper); qspinlock's one
@@ -31,7 +35,9 @@
 // Fairness: a parked waiter is passed by at most about (parked ahead + 1) x
 //   (barge_limit + 1) acquisitions when every waiter woken ahead of it runs
 //   within barge_limit of them, and at most about (parked ahead + 1) x
-//   (barge_limit x patience_factor + 1) in any case; before parking it
+//   (barge_limit x patience_factor + 1) in any case (on our scheduler,
+//   while others compete, it takes that long: it is woken only when a
+//   hand-off is due); before parking it
 //   competes like TTAS (where idle carriers steal, for at most 256 failed
 //   checks).
 // Waits: lock() on the word (an unannounced spin of 2 x max_backoff
@@ -368,6 +374,11 @@ class adaptive_mutex {
             // A woken waiter that wins ends the run of barges past the queue;
             // anyone else who wins while others wait is one more.
             if (!was_woken && want != locked) note_barge();
+            if constexpr (skips_wasted_wake_ups) {
+              if (was_woken && last_woken_lost_.load(std::memory_order_relaxed)) {
+                last_woken_lost_.store(false, std::memory_order_relaxed);
+              }
+            }
             awake_.stand_up(seat);
             return acquired(self, was_woken);
           }
@@ -463,6 +474,7 @@ class adaptive_mutex {
       return false;
     }
     if (at_front) {
+      if constexpr (skips_wasted_wake_ups) last_woken_lost_.store(true, std::memory_order_relaxed);
       self->next = head_;
       head_ = self;
       if (tail_ == nullptr) tail_ = self;
@@ -517,8 +529,9 @@ class adaptive_mutex {
         if (word_.compare_exchange_weak(w, w | reserved, std::memory_order_release, std::memory_order_relaxed)) return;
         continue;
       }
-      if (!has_parked(w) || (w & woken) != 0) {
-        // Competing waiters, a woken one that has not run, or nobody.
+      if (!has_parked(w) || (w & woken) != 0 || (competing_waiter_takes_it(w) && !due)) {
+        // Nobody to wake, a woken one that has not run, or competing waiters
+        // that will take the word.
         if (word_.compare_exchange_weak(w, w & ~locked, std::memory_order_release, std::memory_order_relaxed)) {
           if (yield_due && has_awake(w)) R::yield();
           return;
@@ -564,6 +577,33 @@ class adaptive_mutex {
     if (yield_due && !hand_to_n) R::yield();  // n may be in our carrier's ready queue
   }
 
+  // On a cooperative runtime whose idle carriers steal (our scheduler) a
+  // competing waiter, running or in a ready queue, checks the word again
+  // within a round of its carrier, so it takes the released word where a
+  // parked waiter woken now would run later and, as a rule, lose it and
+  // park again: two switches and a queue round trip for nothing
+  // (hot-handover there: 0.6 suspends per acquisition, 0.83 of ttas). So
+  // there unlock() does not wake while a waiter competes, as Go's spinners
+  // keep Unlock from waking (mutexWoken), as long as the last woken waiter
+  // lost to a competing one; the parked ones get the lock when a hand-off
+  // is due. Where a woken waiter wins, wakes are not wasted and every
+  // unlock() wakes again: in low-contention, where most releases find
+  // nobody competing, a parked waiter skipped on every contended release
+  // waited 3-6 times as long at the 99th percentile. Not where the kernel
+  // time-slices LTs: a yielding waiter may not run for several slices while
+  // the word stays free and the parked ones sleep (low-contention on OS
+  // threads: 0.7 CPU utilisation, 0.71 of the lock that wakes). Nor where
+  // idle carriers do not steal: a parked waiter's work can run only on its
+  // own carrier, which meanwhile may have only a waiter yielding in a loop
+  // (low-contention on Boost.Fiber and Argobots: 36-76 yields per
+  // acquisition instead of 1, 0.98 of the lock that wakes).
+  // docs/ADAPTIVE.md, finding 19.
+  static constexpr bool skips_wasted_wake_ups = idle_carriers_steal_v<R> && !preemptive_v<R>;
+  bool competing_waiter_takes_it(word_type w) const noexcept {
+    return skips_wasted_wake_ups && (w & competing_mask) != 0 &&
+           last_woken_lost_.load(std::memory_order_relaxed);
+  }
+
   void guard_lock() noexcept {
     // The queue's own guard: held for a few pointer writes, never across a
     // wait; waiters spin and yield (a holder on our carrier must get to run).
@@ -589,6 +629,12 @@ class adaptive_mutex {
   alignas(detail::cache_line_size) std::atomic<bool> guard_{false};  // guards head_, tail_ and the parked count
   node* head_ = nullptr;  // oldest parked waiter
   node* tail_ = nullptr;
+  // Where skips_wasted_wake_ups: the last woken waiter lost the word and
+  // parked again (set under guard_ by that waiter), until a woken waiter
+  // wins the word (cleared by it). Starts set: until a wake-up has paid
+  // off, a competing waiter is trusted to take the word. It only decides
+  // whether to wake, never who owns the lock: relaxed.
+  std::atomic<bool> last_woken_lost_{true};
   wait_policy policy_;  // read-only after construction; suspend_after 0 or 1
   std::uint32_t barge_limit_;
   std::uint32_t patience_;  // barge_limit_ x patience_factor
