@@ -311,6 +311,11 @@ struct assigned_carriers_runtime {
   static inline std::map<handle, unsigned> carrier_of;  // one OS thread: no lock needed
   static inline std::map<unsigned, unsigned> suspends;
   static inline unsigned resumes = 0;
+  static void reset() {
+    carrier_of.clear();
+    suspends.clear();
+    resumes = 0;
+  }
   static handle current() { return base::current(); }
   static void yield() { base::yield(); }
   static void suspend() {
@@ -336,8 +341,7 @@ struct assigned_carriers_runtime {
 template <bool IdleCarriersSteal, class CarrierOf>
 std::map<unsigned, unsigned> suspends_on_assigned_carriers(unsigned lts, int holder_yields, CarrierOf carrier_of_lt) {
   using R = assigned_carriers_runtime<IdleCarriersSteal>;
-  R::carrier_of.clear();
-  R::suspends.clear();
+  R::reset();
   adaptive_mutex<R> m(wait_policy{}.with_yield_every(1).with_suspend_after(4));
   watchdog dog("adaptive waiters on assigned carriers", 60s);
   executor_options o;
@@ -400,9 +404,7 @@ struct unlock_while_one_competes {
 template <bool IdleCarriersSteal, bool Preemptive>
 unlock_while_one_competes unlock_while_a_waiter_competes() {
   using R = assigned_carriers_runtime<IdleCarriersSteal, Preemptive>;
-  R::carrier_of.clear();
-  R::suspends.clear();
-  R::resumes = 0;
+  R::reset();
   adaptive_mutex<R> m(wait_policy{}.with_yield_every(1).with_suspend_after(4));
   bool held = false;  // one OS thread: plain variables
   unlock_while_one_competes r;
@@ -463,9 +465,7 @@ TEST(adaptive_mutex, unlock_wakes_a_parked_waiter_while_another_competes_where_l
 // the resumes made by LT 2's unlock().
 unsigned resumes_by_an_unlock_after_a_woken_waiter_won() {
   using R = assigned_carriers_runtime</*IdleCarriersSteal=*/true>;
-  R::carrier_of.clear();
-  R::suspends.clear();
-  R::resumes = 0;
+  R::reset();
   adaptive_mutex<R> m(wait_policy{}.with_yield_every(1).with_suspend_after(4));
   bool first_held = false;   // one OS thread: plain variables
   bool second_held = false;
@@ -546,8 +546,7 @@ struct alternating_holds {
 alternating_holds park_points_of_alternating_holds(int holds, int holder_yields, std::chrono::microseconds sleep_in_hold,
                                                    std::chrono::microseconds resume_delay, unsigned lts = 2) {
   using R = assigned_carriers_runtime<true>;
-  R::carrier_of.clear();
-  R::suspends.clear();
+  R::reset();
   R::resume_delay = resume_delay;
   adaptive_mutex<R> m(wait_policy{}.with_yield_every(1).with_suspend_after(4), /*barge_limit=*/0);
   alternating_holds result;
@@ -642,8 +641,7 @@ TEST(adaptive_mutex, the_second_waiter_keeps_parking_when_holds_are_not_short_ne
 // LT 0's try_lock() took the word back: checked by editing the header.)
 TEST(adaptive_mutex, unlock_reserves_the_word_for_a_woken_waiter_that_has_run_once_a_hand_off_is_due) {
   using R = assigned_carriers_runtime<true>;
-  R::carrier_of.clear();
-  R::suspends.clear();
+  R::reset();
   adaptive_mutex<R> m(wait_policy{}.with_yield_every(1).with_suspend_after(4), /*barge_limit=*/1);
   std::vector<unsigned> order;
   bool retaken_at_once = true;
