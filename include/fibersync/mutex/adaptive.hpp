@@ -36,8 +36,8 @@
 //   (barge_limit + 1) acquisitions when every waiter woken ahead of it runs
 //   within barge_limit of them, and at most about (parked ahead + 1) x
 //   (barge_limit x patience_factor + 1) in any case (on our scheduler,
-//   while others compete, it takes that long: it is woken only when a
-//   hand-off is due); before parking it
+//   while others compete and woken waiters keep losing to them, it takes
+//   that long: it is woken only when a hand-off is due); before parking it
 //   competes like TTAS (where idle carriers steal, for at most 256 failed
 //   checks).
 // Waits: lock() on the word (an unannounced spin of 2 x max_backoff
