@@ -14,6 +14,7 @@
 #include <climits>
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 
 namespace fibersync::sched {
 
@@ -346,7 +347,9 @@ void sched_impl::run_carrier(carrier& c) {
 using detail::sched_impl;
 
 scheduler::scheduler(const scheduler_options& options) : impl_(std::make_unique<sched_impl>()) {
-  if (options.carriers == 0 || options.carriers > detail::max_carriers) throw std::invalid_argument("carriers must be in 1..64");
+  if (options.carriers == 0 || options.carriers > detail::max_carriers) {
+    throw std::invalid_argument("carriers must be in 1.." + std::to_string(detail::max_carriers));
+  }
   impl_->options = options;
   impl_->completion_fd = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   for (unsigned k = 0; k < options.carriers; ++k) {

@@ -529,9 +529,9 @@ class adaptive_mutex {
         if (word_.compare_exchange_weak(w, w | reserved, std::memory_order_release, std::memory_order_relaxed)) return;
         continue;
       }
-      if (!has_parked(w) || (w & woken) != 0 || (competing_waiter_takes_it(w) && !due)) {
-        // Nobody to wake, a woken one that has not run, or competing waiters
-        // that will take the word.
+      if (!has_parked(w) || (w & woken) != 0 || (wake_up_is_wasted(w) && !due)) {
+        // Nobody to wake, a woken one that has not run, or a wake-up that a
+        // competing waiter would make useless.
         if (word_.compare_exchange_weak(w, w & ~locked, std::memory_order_release, std::memory_order_relaxed)) {
           if (yield_due && has_awake(w)) R::yield();
           return;
@@ -599,7 +599,7 @@ class adaptive_mutex {
   // acquisition instead of 1, 0.98 of the lock that wakes).
   // docs/ADAPTIVE.md, finding 19.
   static constexpr bool skips_wasted_wake_ups = idle_carriers_steal_v<R> && !preemptive_v<R>;
-  bool competing_waiter_takes_it(word_type w) const noexcept {
+  bool wake_up_is_wasted(word_type w) const noexcept {
     return skips_wasted_wake_ups && (w & competing_mask) != 0 &&
            last_woken_lost_.load(std::memory_order_relaxed);
   }
