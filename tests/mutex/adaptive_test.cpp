@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <limits>
 #include <map>
@@ -247,6 +248,35 @@ TEST(adaptive_mutex, the_unannounced_spin_stays_short_with_the_largest_max_backo
     }
   });
   EXPECT_EQ(counter, 40);
+}
+
+// The unannounced spin lasts two of the waiter's longest backoffs and at
+// least its floor in time (400 ns), whatever a pause lasts: on fibers
+// (max_backoff 4) the floor decides, unless pauses are long; on OS threads
+// (max_backoff 64) the backoffs do; with max_backoff 0 there is no spin.
+// Had the floor been a count of pauses (session 21), the 13 ns machine
+// would spin 8 pauses, 104 ns (docs/ADAPTIVE.md, finding 20).
+TEST(adaptive_mutex, the_unannounced_spin_lasts_at_least_its_floor_whatever_a_pause_lasts) {
+  using M = adaptive_mutex<boost_fiber_runtime>;
+  using ns = std::chrono::duration<double, std::nano>;
+  const wait_policy fibers = fiber_wait_policy();
+  const wait_policy os_threads = wait_policy{};
+  EXPECT_EQ(M::unannounced_pauses(fibers, ns(13)), 31u);   // ceil(400 / 13)
+  EXPECT_EQ(M::unannounced_pauses(fibers, ns(25)), 16u);
+  EXPECT_EQ(M::unannounced_pauses(fibers, ns(140)), 8u);   // 2 x 4 pauses already last longer
+  EXPECT_EQ(M::unannounced_pauses(os_threads, ns(13)), 128u);
+  EXPECT_EQ(M::unannounced_pauses(os_threads, ns(1)), 400u);
+  EXPECT_EQ(M::unannounced_pauses(wait_policy{fibers}.with_max_backoff(0), ns(13)), 0u);
+  for (const double pause : {0.3, 1.0, 7.0, 13.0, 25.0, 65.0, 140.0, 1000.0}) {
+    const std::uint32_t pauses = M::unannounced_pauses(fibers, ns(pause));
+    EXPECT_GE(pauses * std::max(pause, 1.0), 400.0) << pause << " ns per pause";
+    EXPECT_GE(pauses, 8u) << pause << " ns per pause";
+  }
+  // This machine's pause, measured once: a positive time, the same each call.
+  const ns measured = pause_duration();
+  EXPECT_GE(measured.count(), 1.0);
+  EXPECT_LT(measured.count(), 100'000.0);
+  EXPECT_EQ(pause_duration().count(), measured.count());
 }
 
 // A second competing waiter parks at its first failed check, not after the

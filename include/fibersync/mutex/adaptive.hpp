@@ -3,7 +3,8 @@
 //
 // Algorithm: one 64-bit word = LOCKED | WOKEN | RESERVED | WOKEN_LOST, a
 //   count of competing and a count of parked waiters. A waiter first spins
-//   briefly without a trace in the word (polling it, no yield); then it
+//   briefly without a trace in the word (polling it, no yield, at least
+//   400 ns: a short critical section on another carrier ends); then it
 //   counts itself and competes for the word with the runtime's wait policy
 //   (spin -> yield), as in TTAS; it parks in a FIFO queue at its first
 //   failed check made while another waiter competes (while it is the only
@@ -41,11 +42,12 @@
 //   competes like TTAS (where idle carriers steal, for at most 256 failed
 //   checks).
 // Waits: lock() on the word (an unannounced spin of 2 x max_backoff
-//   pauses, then spin -> yield; where idle carriers steal, the last
-//   competing waiter parks only after 256 failed checks, or 32 while holds
-//   are long next to wake-ups, and every competing waiter after 256 while
-//   holds are short next to them; where they do not, the last competing
-//   waiter never parks, nor does the last awake one of a carrier);
+//   pauses and at least 400 ns, then spin -> yield; where idle carriers
+//   steal, the last competing waiter parks only after 256 failed checks,
+//   or 32 while holds are long next to wake-ups, and every competing
+//   waiter after 256 while holds are short next to them; where they do
+//   not, the last competing waiter never parks, nor does the last awake
+//   one of a carrier);
 //   parked, on its own node (one check, then suspend); the queue guard
 //   (spin -> yield, a few pointer writes). unlock() yields once every
 //   barge_limit acquisitions past waiters while a hand-off is due and
@@ -61,6 +63,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <type_traits>
 
@@ -99,6 +102,24 @@ class adaptive_mutex {
   // 1/wake_up_to_hold of its wake-ups: it keeps competing, for up to
   // long_wait_checks failed checks (docs/ADAPTIVE.md, finding 18).
   static constexpr std::int64_t wake_up_to_hold = 4;
+
+  // Before it counts itself in the word, a waiter polls it for
+  // unannounced_backoffs of the waiter's longest backoffs and for at least
+  // unannounced_spin_floor (see spin_unannounced()). The floor is a time,
+  // not a count of pauses: a pause lasts 13 ns on one of our machines and
+  // 25 ns on another. Eight pauses (106 ns there) left text-stats at 16-64
+  // LTs on the fiber runtimes at 0.72-0.88 of ttas; 400 ns took it to
+  // 0.85-0.98 and moved nothing else beyond noise (finding 20).
+  static constexpr std::uint32_t unannounced_backoffs = 2;
+  static constexpr std::chrono::nanoseconds unannounced_spin_floor{400};
+  // The unannounced spin's length in pauses for `policy`, where one pause
+  // lasts `pause` (the spin itself uses pause_duration()).
+  static std::uint32_t unannounced_pauses(const wait_policy& policy, std::chrono::duration<double, std::nano> pause) noexcept {
+    const std::uint32_t longest = waiter<R>::longest_backoff(policy);  // <= 2^16
+    if (longest == 0) return 0;
+    const double floor = static_cast<double>(unannounced_spin_floor.count()) / std::max(pause.count(), 1.0);
+    return std::max(unannounced_backoffs * longest, static_cast<std::uint32_t>(std::ceil(floor)));
+  }
 
   adaptive_mutex() noexcept : adaptive_mutex(default_wait_policy<R>()) {}
   explicit adaptive_mutex(const wait_policy& policy, std::uint32_t barge_limit = default_barge_limit) noexcept
@@ -302,19 +323,20 @@ class adaptive_mutex {
 
   // Before it counts itself in the word, a waiter spins for two of the
   // waiter's longest backoffs (2 x max_backoff pauses: 8 on fibers, 128 on
-  // OS threads; none with max_backoff 0), reading the word after every
-  // pause and trying as soon as it reads it free (try_lock() reads before
-  // its CAS: while the word is held, each poll only reads its cache line
-  // and writes nothing). A short critical section on another carrier is
-  // over by then, and the announcement is saved: the waiter's count would
-  // take the word's line from the holder, whose unlock CAS would then fail
-  // and go round unlock_slow() (measured: docs/ADAPTIVE.md, findings 8 and
-  // 9). It never yields, so it never leaves an uncounted waiter in a ready
-  // queue behind a holder that never waits (the session 4 hang,
-  // "Liveness"); a waiter that yields is counted.
-  static constexpr std::uint32_t unannounced_backoffs = 2;
+  // OS threads) and for at least unannounced_spin_floor, 400 ns (none with
+  // max_backoff 0), reading the word after every pause and trying as soon
+  // as it reads it free (try_lock() reads before its CAS: while the word is
+  // held, each poll only reads its cache line and writes nothing). A short
+  // critical section on another carrier is over by then, and the
+  // announcement is saved: the waiter's count would take the word's line
+  // from the holder, whose unlock CAS would then fail and go round
+  // unlock_slow(), and a counted waiter yields, parks behind others and is
+  // handed the lock (measured: docs/ADAPTIVE.md, findings 8, 9 and 20). It
+  // never yields, so it never leaves an uncounted waiter in a ready queue
+  // behind a holder that never waits (the session 4 hang, "Liveness"); a
+  // waiter that yields is counted.
   bool spin_unannounced() noexcept {
-    const std::uint32_t pauses = unannounced_backoffs * waiter<R>::longest_backoff(policy_);  // <= 2^17
+    const std::uint32_t pauses = unannounced_pauses(policy_, pause_duration());
     for (std::uint32_t pause = 0; pause < pauses; ++pause) {
       (cpu_relax)();
       if (try_lock()) return true;

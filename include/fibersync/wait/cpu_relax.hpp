@@ -1,6 +1,9 @@
 // cpu_relax.hpp: the spin-loop hint used by the spin phase of every waiter.
 #pragma once
 
+#include <algorithm>
+#include <chrono>
+
 namespace fibersync {
 
 // One pause of the spin phase: tells the core that this is a busy-wait loop
@@ -19,6 +22,29 @@ inline void(cpu_relax)() noexcept {
 #else
   asm volatile("" ::: "memory");
 #endif
+}
+
+// How long one (cpu_relax)() lasts on this machine, measured once per
+// process at the first call (3 batches of 512 pauses: 20-110 us). x86
+// `pause` takes from a few to ~140 cycles depending on the generation
+// (13 ns on the 2-core Xeon of docs/BENCHMARKS.md session 22, 25 ns on the
+// EPYC of sessions 1-20), so a spin meant to last some time cannot be a
+// fixed count of pauses. The shortest batch counts: a preempted one only
+// reads longer. At least 1 ns, so that a clock too coarse to see a batch
+// does not make every timed spin endless.
+inline std::chrono::duration<double, std::nano> pause_duration() noexcept {
+  static const double ns_per_pause = [] {
+    constexpr int batch = 512;
+    double shortest = 0;
+    for (int round = 0; round < 3; ++round) {
+      const auto start = std::chrono::steady_clock::now();
+      for (int i = 0; i < batch; ++i) (cpu_relax)();
+      const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
+      if (round == 0 || ns < shortest) shortest = ns;
+    }
+    return std::max(shortest / batch, 1.0);
+  }();
+  return std::chrono::duration<double, std::nano>(ns_per_pause);
 }
 
 }  // namespace fibersync
