@@ -106,19 +106,21 @@ class adaptive_mutex {
   // Before it counts itself in the word, a waiter polls it for
   // unannounced_backoffs of the waiter's longest backoffs and for at least
   // unannounced_spin_floor (see spin_unannounced()). The floor is a time,
-  // not a count of pauses: a pause lasts 13 ns on one of our machines and
-  // 25 ns on another. Eight pauses (106 ns there) left text-stats at 16-64
-  // LTs on the fiber runtimes at 0.72-0.88 of ttas; 400 ns took it to
-  // 0.85-0.98 and moved nothing else beyond noise (finding 20).
+  // not a count of pauses, because a pause is not: 13 ns on one of our
+  // machines, 25 ns on another. There eight pauses (~106 ns) were shorter
+  // than text-stats' critical sections on the other carrier, and its
+  // waiters queued (docs/ADAPTIVE.md, finding 20).
   static constexpr std::uint32_t unannounced_backoffs = 2;
   static constexpr std::chrono::nanoseconds unannounced_spin_floor{400};
   // The unannounced spin's length in pauses for `policy`, where one pause
-  // lasts `pause` (the spin itself uses pause_duration()).
+  // lasts `pause` (counted as 1 ns if shorter or not a number); the spin
+  // itself passes pause_duration().
   static std::uint32_t unannounced_pauses(const wait_policy& policy, std::chrono::duration<double, std::nano> pause) noexcept {
     const std::uint32_t longest = waiter<R>::longest_backoff(policy);  // <= 2^16
     if (longest == 0) return 0;
-    const double floor = static_cast<double>(unannounced_spin_floor.count()) / std::max(pause.count(), 1.0);
-    return std::max(unannounced_backoffs * longest, static_cast<std::uint32_t>(std::ceil(floor)));
+    const double pause_ns = pause.count() >= 1.0 ? pause.count() : 1.0;
+    const double floor_pauses = std::ceil(static_cast<double>(unannounced_spin_floor.count()) / pause_ns);  // <= 400
+    return std::max(unannounced_backoffs * longest, static_cast<std::uint32_t>(floor_pauses));
   }
 
   adaptive_mutex() noexcept : adaptive_mutex(default_wait_policy<R>()) {}
@@ -323,8 +325,9 @@ class adaptive_mutex {
 
   // Before it counts itself in the word, a waiter spins for two of the
   // waiter's longest backoffs (2 x max_backoff pauses: 8 on fibers, 128 on
-  // OS threads) and for at least unannounced_spin_floor, 400 ns (none with
-  // max_backoff 0), reading the word after every pause and trying as soon
+  // OS threads) and for at least unannounced_spin_floor, 400 ns (on fibers
+  // that decides: 16-31 pauses on our machines; none with max_backoff 0,
+  // which does not time the pause either), reading the word after every pause and trying as soon
   // as it reads it free (try_lock() reads before its CAS: while the word is
   // held, each poll only reads its cache line and writes nothing). A short
   // critical section on another carrier is over by then, and the
@@ -336,6 +339,7 @@ class adaptive_mutex {
   // behind a holder that never waits (the session 4 hang, "Liveness"); a
   // waiter that yields is counted.
   bool spin_unannounced() noexcept {
+    if (waiter<R>::longest_backoff(policy_) == 0) return false;
     const std::uint32_t pauses = unannounced_pauses(policy_, pause_duration());
     for (std::uint32_t pause = 0; pause < pauses; ++pause) {
       (cpu_relax)();

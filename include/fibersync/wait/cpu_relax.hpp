@@ -30,8 +30,9 @@ inline void(cpu_relax)() noexcept {
 // (13 ns on the 2-core Xeon of docs/BENCHMARKS.md session 22, 25 ns on the
 // EPYC of sessions 1-20), so a spin meant to last some time cannot be a
 // fixed count of pauses. The shortest batch counts: a preempted one only
-// reads longer. At least 1 ns, so that a clock too coarse to see a batch
-// does not make every timed spin endless.
+// reads longer. At least 1 ns: a clock too coarse to see a batch reads 0,
+// and a spin timed with it then counts 1 ns per pause (it lasts longer
+// than meant, by the pause's true length, but ends).
 inline std::chrono::duration<double, std::nano> pause_duration() noexcept {
   static const double ns_per_pause = [] {
     constexpr int batch = 512;
