@@ -324,20 +324,20 @@ class adaptive_mutex {
   }
 
   // Before it counts itself in the word, a waiter spins for two of the
-  // waiter's longest backoffs (2 x max_backoff pauses: 8 on fibers, 128 on
-  // OS threads) and for at least unannounced_spin_floor, 400 ns (on fibers
-  // that decides: 16-31 pauses on our machines; none with max_backoff 0,
-  // which does not time the pause either), reading the word after every pause and trying as soon
-  // as it reads it free (try_lock() reads before its CAS: while the word is
-  // held, each poll only reads its cache line and writes nothing). A short
-  // critical section on another carrier is over by then, and the
-  // announcement is saved: the waiter's count would take the word's line
-  // from the holder, whose unlock CAS would then fail and go round
-  // unlock_slow(), and a counted waiter yields, parks behind others and is
-  // handed the lock (measured: docs/ADAPTIVE.md, findings 8, 9 and 20). It
-  // never yields, so it never leaves an uncounted waiter in a ready queue
-  // behind a holder that never waits (the session 4 hang, "Liveness"); a
-  // waiter that yields is counted.
+  // waiter's longest backoffs (2 x max_backoff pauses: 8 on fibers, 128 on OS
+  // threads) and for at least unannounced_spin_floor, 400 ns (on fibers that
+  // decides: 16-33 pauses on our machines; none with max_backoff 0, which does
+  // not time the pause either), reading the word after every pause and trying
+  // as soon as it reads it free (try_lock() reads before its CAS: while the
+  // word is held, each poll only reads its cache line and writes nothing). A
+  // short critical section on another carrier is over by then, and the
+  // announcement is saved: the waiter's count would take the word's line from
+  // the holder, whose unlock CAS would then fail and go round unlock_slow(),
+  // and a counted waiter yields, parks behind others and is handed the lock
+  // (measured: docs/ADAPTIVE.md, findings 8, 9 and 20). It never yields, so it
+  // never leaves an uncounted waiter in a ready queue behind a holder that
+  // never waits (the session 4 hang, "Liveness"); a waiter that yields is
+  // counted.
   bool spin_unannounced() noexcept {
     if (waiter<R>::longest_backoff(policy_) == 0) return false;
     const std::uint32_t pauses = unannounced_pauses(policy_, pause_duration());
