@@ -367,6 +367,21 @@ struct assigned_carriers_runtime {
     base::resume(h);
   }
   static unsigned carrier() { return carrier_of[current()]; }
+  // Runs `lts` LTs on one real carrier; LT i counts as running on carrier
+  // carrier_of_lt(i), or on carrier 0.
+  template <class CarrierOf, class Body>
+  static void run_lts(unsigned lts, CarrierOf carrier_of_lt, Body body) {
+    executor_options o;
+    o.carriers = 1;
+    run_lts_on_boost_fibers(o, lts, [&](unsigned lt) {
+      carrier_of[current()] = carrier_of_lt(lt);
+      body(lt);
+    });
+  }
+  template <class Body>
+  static void run_lts(unsigned lts, Body body) {
+    run_lts(lts, [](unsigned) { return 0u; }, body);
+  }
 };
 
 // LT 0 holds the lock across `holder_yields` yields, on one real carrier;
@@ -378,10 +393,7 @@ std::map<unsigned, unsigned> suspends_on_assigned_carriers(unsigned lts, int hol
   R::reset();
   adaptive_mutex<R> m(wait_policy{}.with_yield_every(1).with_suspend_after(4));
   watchdog dog("adaptive waiters on assigned carriers", 60s);
-  executor_options o;
-  o.carriers = 1;
-  run_lts_on_boost_fibers(o, lts, [&](unsigned lt) {
-    R::carrier_of[R::current()] = carrier_of_lt(lt);
+  R::run_lts(lts, carrier_of_lt, [&](unsigned lt) {
     if (lt == 0) {
       m.lock();
       for (int i = 0; i < holder_yields; ++i) R::yield();
@@ -443,10 +455,7 @@ unlock_while_one_competes unlock_while_a_waiter_competes() {
   bool held = false;  // one OS thread: plain variables
   unlock_while_one_competes r;
   watchdog dog("adaptive unlock while a waiter competes", 60s);
-  executor_options o;
-  o.carriers = 1;
-  run_lts_on_boost_fibers(o, 3, [&](unsigned lt) {
-    R::carrier_of[R::current()] = 0;
+  R::run_lts(3, [&](unsigned lt) {
     if (lt == 0) {
       m.lock();
       held = true;
@@ -506,10 +515,7 @@ unsigned resumes_by_an_unlock_after_a_woken_waiter_won() {
   unsigned by_second_unlock = 0;
   int acquisitions = 0;
   watchdog dog("adaptive unlock after a woken waiter won", 60s);
-  executor_options o;
-  o.carriers = 1;
-  run_lts_on_boost_fibers(o, 5, [&](unsigned lt) {
-    R::carrier_of[R::current()] = 0;
+  R::run_lts(5, [&](unsigned lt) {
     if (lt == 0 || lt == 2) {
       if (lt == 2) {
         while (!first_held) R::yield();
@@ -586,10 +592,7 @@ alternating_holds park_points_of_alternating_holds(int holds, int holder_yields,
   alternating_holds result;
   std::vector<int>& points = result.park_points;
   watchdog dog("adaptive alternating holds", 120s);
-  executor_options o;
-  o.carriers = 1;
-  run_lts_on_boost_fibers(o, lts, [&](unsigned) {
-    R::carrier_of[R::current()] = 0;
+  R::run_lts(lts, [&](unsigned) {
     while (static_cast<int>(points.size()) < holds) {
       m.lock();
       if (static_cast<int>(points.size()) >= holds) {
@@ -680,10 +683,7 @@ TEST(adaptive_mutex, unlock_reserves_the_word_for_a_woken_waiter_that_has_run_on
   std::vector<unsigned> order;
   bool retaken_at_once = true;
   watchdog dog("adaptive reservation", 60s);
-  executor_options o;
-  o.carriers = 1;
-  run_lts_on_boost_fibers(o, 2, [&](unsigned lt) {
-    R::carrier_of[R::current()] = 0;
+  R::run_lts(2, [&](unsigned lt) {
     if (lt == 0) {
       m.lock();
       for (int i = 0; i < static_cast<int>(adaptive_mutex<R>::long_wait_checks) + 16; ++i) R::yield();
