@@ -11,9 +11,10 @@
 //   one, and, where idle carriers do not steal work, the only awake one of
 //   its carrier, it keeps competing; where they steal, for at most 256
 //   failed checks, 32 while the mutex's sampled holds last 16 times its
-//   sampled wake-ups and 100 us or more; and there, while the holds last
-//   less than a quarter of the wake-ups, every waiter competes for up to
-//   256 failed checks).
+//   sampled wake-ups and 100 us or more; and every waiter competes for up
+//   to 256 failed checks while the holds last less than a quarter of the
+//   wake-ups where idle carriers steal, and where they do not, less than
+//   the wake-ups and at least a quarter of them).
 //   unlock() frees the word and wakes the oldest parked waiter unless one
 //   is already awake: the woken one (WOKEN), or, on a cooperative runtime
 //   whose idle carriers steal, a competing one while the last woken waiter
@@ -44,10 +45,11 @@
 // Waits: lock() on the word (an unannounced spin of 2 x max_backoff
 //   pauses and at least 400 ns, then spin -> yield; where idle carriers
 //   steal, the last competing waiter parks only after 256 failed checks,
-//   or 32 while holds are long next to wake-ups, and every competing
-//   waiter after 256 while holds are short next to them; where they do
-//   not, the last competing waiter never parks, nor does the last awake
-//   one of a carrier);
+//   or 32 while holds are long next to wake-ups; every competing waiter
+//   after 256 while holds are short next to them; where they do not, the
+//   last competing waiter never parks, nor does the last awake one of a
+//   carrier, and every other one after 256 while holds are shorter than
+//   wake-ups and at least a quarter of them);
 //   parked, on its own node (one check, then suspend); the queue guard
 //   (spin -> yield, a few pointer writes). unlock() yields once every
 //   barge_limit acquisitions past waiters while a hand-off is due and
@@ -102,6 +104,20 @@ class adaptive_mutex {
   // 1/wake_up_to_hold of its wake-ups: it keeps competing, for up to
   // long_wait_checks failed checks (docs/ADAPTIVE.md, finding 18).
   static constexpr std::int64_t wake_up_to_hold = 4;
+  // The same rule where idle carriers do not steal (Boost.Fiber, Argobots,
+  // and any runtime that does not say they do), while holds last less than
+  // 1/own_carrier_wake_up_to_hold of the wake-ups but not less than
+  // 1/busy_carrier_wake_up_to_hold of them. A
+  // woken LT waits there for a round of its own carrier's ready queue,
+  // which no other carrier shortens: in hot-handover (1.5 us holds) a
+  // wake-up took 2.0-2.6 us, and a waiter woken at every other release
+  // lost to the other carrier's and parked again. A wake-up of more than
+  // four holds means that LTs of its carrier run other work first (in
+  // low-contention 320-430 us against 4-5 us holds): a competing waiter
+  // checks the word no more often than that, and only loses its place in
+  // the queue (docs/ADAPTIVE.md, finding 21).
+  static constexpr std::int64_t own_carrier_wake_up_to_hold = 1;
+  static constexpr std::int64_t busy_carrier_wake_up_to_hold = 4;
 
   // Before it counts itself in the word, a waiter polls it for
   // unannounced_backoffs of the waiter's longest backoffs and for at least
@@ -227,22 +243,26 @@ class adaptive_mutex {
     static bool last_on_carrier(carrier_seat&) noexcept { return false; }
   };
 
-  // Where idle carriers steal, the lone waiter's long wait depends on what a
-  // park costs here (docs/ADAPTIVE.md, finding 17): with holds of 0.3-0.7 ms
+  // Whether a waiter parks depends on what a park costs next to a hold
+  // (docs/ADAPTIVE.md, findings 17, 18 and 21): with holds of 0.3-0.7 ms
   // (paper-coop) a wake-up of 0.3-20 us is cheap and the waiter's spin
   // takes carrier time from the holder's work; with holds of 50 us (a
   // saturated poisson-rate) a 20 us futex round trip is not. So the mutex
   // keeps moving averages (1/8) of both, from one in sample_every of the
   // acquisitions made in lock_slow() (not those of the unannounced spin,
   // which go through try_lock()) and of the wake-ups (a clock read costs
-  // ~20 ns). The same two averages decide both rules: a lone waiter parks
-  // at short_wait_checks while hold >= hold_to_wake_up x wake-up (and >=
-  // long_hold_ns, holds_are_long()); no waiter parks because another
-  // competes while wake_up_to_hold x hold < wake-up (holds_are_short(),
-  // finding 18). A hold is timed from
-  // an acquisition in lock_slow() to the unlock_slow() that ends it; a
-  // wake-up from unlock_slow()'s grant to the woken (or handed) waiter
-  // running. The holder, and the waiter it woke, write one at a time
+  // ~20 ns). The same two averages decide the rules: where idle carriers
+  // steal, a lone waiter parks at short_wait_checks while hold >=
+  // hold_to_wake_up x wake-up (and >= long_hold_ns, holds_are_long()), and
+  // no waiter parks because another competes while wake_up_to_hold x hold
+  // < wake-up (holds_are_short(), finding 18); where they do not, no waiter
+  // parks because another competes while hold < wake-up <= 4 x hold
+  // (holds_are_shorter_than_own_carrier_wake_ups(), finding 21). A hold is
+  // timed from an acquisition in lock_slow() to the unlock_slow() that ends
+  // it; a wake-up from unlock_slow()'s grant to the woken (or handed) waiter
+  // running. Only a park is followed by a wake-up: while no waiter parks,
+  // the wake-up average keeps its last value, and the hold average alone
+  // moves (finding 21 says what that does). The holder, and the waiter it woke, write one at a time
   // (ordered by the word or the grant); relaxed atomics because waiters
   // read them while they are written.
   static constexpr std::uint32_t sample_every = 8;
@@ -312,6 +332,12 @@ class adaptive_mutex {
     const std::int64_t hold = hold_ns_.load(std::memory_order_relaxed);
     return hold > 0 && wake_up_to_hold * hold < wake_up_ns_.load(std::memory_order_relaxed);
   }
+  // Where idle carriers do not steal: hold < wake-up <= 4 x hold.
+  bool holds_are_shorter_than_own_carrier_wake_ups() const noexcept {
+    const std::int64_t hold = hold_ns_.load(std::memory_order_relaxed);
+    const std::int64_t wake_up = wake_up_ns_.load(std::memory_order_relaxed);
+    return hold > 0 && own_carrier_wake_up_to_hold * hold < wake_up && wake_up <= busy_carrier_wake_up_to_hold * hold;
+  }
   bool holds_are_long() const noexcept {
     const std::int64_t wake_up = wake_up_ns_.load(std::memory_order_relaxed);
     return wake_up > 0 && hold_ns_.load(std::memory_order_relaxed) >= std::max(hold_to_wake_up * wake_up, long_hold_ns);
@@ -375,10 +401,8 @@ class adaptive_mutex {
     node* self = nullptr;
     bool was_woken = false;  // we hold WOKEN and must clear it (by acquiring or re-parking)
     bool lost = false;       // we set WOKEN_LOST and must clear it with WOKEN
-    if constexpr (idle_carriers_steal_v<R>) {
-      // acquire: see forget_hold().
-      if ((word_.load(std::memory_order_acquire) & ~locked) == 0) forget_hold();
-    }
+    // acquire: see forget_hold().
+    if ((word_.load(std::memory_order_acquire) & ~locked) == 0) forget_hold();
     // release: publishes forget_hold() to the holder's unlock_slow().
     word_.fetch_add(competing_one, std::memory_order_release);
     for (;;) {
@@ -429,7 +453,9 @@ class adaptive_mutex {
         // parked waiter would run, and every park costs the next release a
         // wake-up (hot-handover on OS threads: 3 us holds, 20 us futex
         // wake-ups; finding 18). They all compete, as in TTAS, until their
-        // long wait.
+        // long wait. Where idle carriers do not steal, the same while holds
+        // are shorter than wake-ups but at least a quarter of them, for up
+        // to long_wait_checks (finding 21).
         const word_type other_competitors = (seen & competing_mask) / competing_one - (was_woken ? 0 : 1);
         bool park_behind_others = other_competitors != 0;
         bool long_wait = false;
@@ -438,6 +464,9 @@ class adaptive_mutex {
           if (checks == short_wait_checks && other_competitors == 0) park_early = holds_are_long();
           long_wait = checks >= long_wait_checks || park_early;  // park_early: set at short_wait_checks
           park_behind_others = park_behind_others && !holds_are_short();
+        } else {
+          park_behind_others = park_behind_others && (w.failures() + 1 >= long_wait_checks ||
+                                                      !holds_are_shorter_than_own_carrier_wake_ups());
         }
         if (was_woken && !lost) {
           word_.fetch_or(woken_lost, std::memory_order_relaxed);  // tells unlock() we are running
@@ -463,7 +492,7 @@ class adaptive_mutex {
 
   void acquired(node* self, bool after_waiting_our_turn) noexcept {
     if (after_waiting_our_turn) barges_ = barges_since_yield_ = 0;
-    if constexpr (idle_carriers_steal_v<R>) start_hold();
+    start_hold();
     if (self != nullptr) pool::release(self);
   }
 
@@ -477,7 +506,7 @@ class adaptive_mutex {
     self->handed_lock = false;
     self->lost = at_front;
     self->next = nullptr;
-    if constexpr (idle_carriers_steal_v<R>) self->granted_at = 0;
+    self->granted_at = 0;
     guard_lock();
     // acq_rel: the count must be visible to the holder's CAS in unlock() (it
     // fails and takes the slow path), and we must see whether the word is
@@ -510,7 +539,7 @@ class adaptive_mutex {
     }
     guard_unlock();
     self->flag.await(policy_);
-    if constexpr (idle_carriers_steal_v<R>) end_wake_up(self->granted_at);
+    end_wake_up(self->granted_at);
     return true;
   }
 
@@ -533,7 +562,7 @@ class adaptive_mutex {
   // that RMW touches only the waiter's node, which cannot run before its
   // grant.
   [[gnu::noinline]] void unlock_slow(word_type w) noexcept {
-    if constexpr (idle_carriers_steal_v<R>) end_hold();
+    end_hold();
     const bool due = barges_ >= barge_limit_;
     const bool overdue = barges_ >= patience_;
     // While a hand-off is due but nobody can take it, yield once every
@@ -587,7 +616,7 @@ class adaptive_mutex {
     if (head_ == nullptr) tail_ = nullptr;
     guard_unlock();
     const bool hand_to_n = due && (overdue || n->lost);
-    if constexpr (idle_carriers_steal_v<R>) n->granted_at = start_wake_up();
+    n->granted_at = start_wake_up();
     if (hand_to_n) {
       // The word stays LOCKED: ownership passes to n, whose grant below
       // carries our critical section (release/acquire on its flag).
@@ -646,7 +675,7 @@ class adaptive_mutex {
   // handed waiter acquired), and since the last such yield in unlock().
   std::uint32_t barges_ = 0;
   std::uint32_t barges_since_yield_ = 0;
-  // Where idle carriers steal: the sampled holds (see start_hold()).
+  // The sampled holds (see start_hold()).
   // Written by the holder (and cleared by a first waiter), read by waiters.
   std::uint32_t slow_acquisitions_ = 0;  // holder only
   std::uint32_t wake_ups_ = 0;           // holder only
