@@ -26,8 +26,16 @@ import java.util.concurrent.locks.LockSupport;
  * other virtual threads, which is what keeps a holder that yields inside its
  * critical section from deadlocking a single carrier) -> timed park with
  * doubling duration. Nobody wakes a TTAS waiter, so the park is always timed:
- * a released lock may stay free for up to {@link WaitPolicy#maxParkNanos()}
- * while everyone sleeps. Thresholds: {@link WaitPolicy#TTAS_DEFAULT}.
+ * a released lock may stay free for up to the park's cap while everyone
+ * sleeps. The cap is {@link WaitPolicy#maxParkNanos()}, or
+ * {@value #PARK_NANOS_PER_PARKED_WAITER} ns per parked waiter where that is
+ * longer: every parked waiter wakes once per cap, runs on a carrier and
+ * fails while the lock is held, so with a fixed cap the wake-ups grow with
+ * the waiters until they crowd out the holder (2000 virtual threads on one
+ * carrier with a yield inside the critical section, JDK 25.0.3: with a 1 ms
+ * cap no progress for over 90 s; with the scaled cap, 16 ms there, a few
+ * seconds; java/README.md, "Known limits"). Up to 125 parked waiters the cap
+ * stays 1 ms. Thresholds: {@link WaitPolicy#TTAS_DEFAULT}.
  *
  * <p><b>Space.</b> One padded word (about 150 bytes) per lock, nothing per
  * waiter.
@@ -39,11 +47,22 @@ import java.util.concurrent.locks.LockSupport;
 public final class TtasLock extends TtasFields implements Lock {
     long q0, q1, q2, q3, q4, q5, q6, q7;
 
+    /**
+     * Waiters in the park phase; written only when a waiter starts or stops
+     * parking, never on the fast paths.
+     */
+    volatile int parkedWaiters;
+
+    /** The park's cap grows by this much per parked waiter (see the class comment). */
+    static final long PARK_NANOS_PER_PARKED_WAITER = 8_000;
+
     private static final VarHandle STATE;
+    private static final VarHandle PARKED_WAITERS;
 
     static {
         try {
             STATE = MethodHandles.lookup().findVarHandle(TtasFields.class, "state", int.class);
+            PARKED_WAITERS = MethodHandles.lookup().findVarHandle(TtasLock.class, "parkedWaiters", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -135,6 +154,7 @@ public final class TtasLock extends TtasFields implements Lock {
     /** Out of line: the fast path of lock() stays small enough to inline. */
     private boolean acquireSlow(boolean interruptible, long deadline) throws InterruptedException {
         boolean restore = false;
+        boolean parking = false;
         int failures = 0;
         long parkNanos = policy.minParkNanos();
         try {
@@ -154,15 +174,27 @@ public final class TtasLock extends TtasFields implements Lock {
                     return false;
                 }
                 if (Waiting.pause(policy, ++failures) == Waiting.PARK) {
+                    if (!parking) {
+                        PARKED_WAITERS.getAndAdd(this, 1);
+                        parking = true;
+                    }
                     LockSupport.parkNanos(this, Math.max(1, Math.min(parkNanos, left)));
-                    parkNanos = Math.min(policy.maxParkNanos(), Math.max(1, parkNanos) * 2);
+                    parkNanos = Math.min(parkCap(), Math.max(1, parkNanos) * 2);
                 }
             }
         } finally {
+            if (parking) {
+                PARKED_WAITERS.getAndAdd(this, -1);
+            }
             if (restore) {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /** The cap of the timed park: the policy's, or longer with many parked waiters. */
+    long parkCap() {
+        return Math.max(policy.maxParkNanos(), parkedWaiters * PARK_NANOS_PER_PARKED_WAITER);
     }
 
     private void checkNotHolder() {

@@ -61,8 +61,9 @@ public record WaitPolicy(int spinChecks, int maxSpinPause, int yieldChecks,
     /**
      * Defaults for {@link TtasLock}: a TTAS waiter has no hand-over, so it
      * keeps checking longer (spin, then many yields) and then backs off with
-     * timed parks (2 us doubling to 1 ms), which keeps 10 000 waiters from
-     * flooding the scheduler's run queues.
+     * timed parks (2 us doubling to 1 ms, or to 8 us per parked waiter
+     * where that is longer: see {@link TtasLock}), which keeps 10 000 waiters
+     * from flooding the scheduler's run queues.
      */
     public static final WaitPolicy TTAS_DEFAULT = new WaitPolicy(32, 64, 32, 2_000, 1_000_000);
 
