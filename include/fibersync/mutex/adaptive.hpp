@@ -107,15 +107,15 @@ class adaptive_mutex {
   // The same rule where idle carriers do not steal (Boost.Fiber, Argobots,
   // and any runtime that does not say they do), while holds last less than
   // 1/own_carrier_wake_up_to_hold of the wake-ups but not less than
-  // 1/busy_carrier_wake_up_to_hold of them. A
-  // woken LT waits there for a round of its own carrier's ready queue,
-  // which no other carrier shortens: in hot-handover (1.5 us holds) a
-  // wake-up took 2.0-2.6 us, and a waiter woken at every other release
-  // lost to the other carrier's and parked again. A wake-up of more than
-  // four holds means that LTs of its carrier run other work first (in
-  // low-contention 320-430 us against 4-5 us holds): a competing waiter
-  // checks the word no more often than that, and only loses its place in
-  // the queue (docs/ADAPTIVE.md, finding 21).
+  // 1/busy_carrier_wake_up_to_hold of them. A woken LT waits there for a
+  // round of its own carrier's ready queue, which no other carrier
+  // shortens: in hot-handover (1.8-2.0 us holds) a wake-up took 2.5-3.7 us,
+  // and a waiter woken at every other release lost to the other carrier's
+  // and parked again. A wake-up of more than four holds means that LTs of
+  // its carrier run other work first (low-contention: 70-400 us against
+  // 4-5 us holds): a competing waiter checks the word no more often than
+  // that, and only loses its place in the queue (docs/ADAPTIVE.md,
+  // finding 21).
   static constexpr std::int64_t own_carrier_wake_up_to_hold = 1;
   static constexpr std::int64_t busy_carrier_wake_up_to_hold = 4;
 
@@ -262,9 +262,9 @@ class adaptive_mutex {
   // it; a wake-up from unlock_slow()'s grant to the woken (or handed) waiter
   // running. Only a park is followed by a wake-up: while no waiter parks,
   // the wake-up average keeps its last value, and the hold average alone
-  // moves (finding 21 says what that does). The holder, and the waiter it woke, write one at a time
-  // (ordered by the word or the grant); relaxed atomics because waiters
-  // read them while they are written.
+  // moves (finding 21 says what that does). The holder, and the waiter it
+  // woke, write one at a time (ordered by the word or the grant); relaxed
+  // atomics because waiters read them while they are written.
   static constexpr std::uint32_t sample_every = 8;
   static std::int64_t clock_ns() noexcept {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())

@@ -31,11 +31,8 @@ import java.util.concurrent.locks.LockSupport;
  * {@value #PARK_NANOS_PER_PARKED_WAITER} ns per parked waiter where that is
  * longer: every parked waiter wakes once per cap, runs on a carrier and
  * fails while the lock is held, so with a fixed cap the wake-ups grow with
- * the waiters until they crowd out the holder (2000 virtual threads on one
- * carrier with a yield inside the critical section, JDK 25.0.3: with a 1 ms
- * cap no progress for over 90 s; with the scaled cap, 16 ms there, a few
- * seconds; java/README.md, "Known limits"). Up to 125 parked waiters the cap
- * stays 1 ms. Thresholds: {@link WaitPolicy#TTAS_DEFAULT}.
+ * the waiters until they crowd out the holder (measured in java/README.md,
+ * "Known limits"). Thresholds: {@link WaitPolicy#TTAS_DEFAULT}.
  *
  * <p><b>Space.</b> One padded word (about 150 bytes) per lock, nothing per
  * waiter.
