@@ -58,6 +58,13 @@
 // (adaptive_mutex, where idle carriers also steal, does not wake a parked
 // waiter while another competes).
 // Read it through preemptive_v<R>, which is false when the member is absent.
+//
+// Optional: `static int cpu()`, the processor (numbered as the OS numbers
+// them) that runs the caller right now, or -1 if unknown; it may change at
+// any moment. Where LTs are preemptive, a waiter that runs on its holder's
+// processor only keeps the holder off it, and a parking mutex may park it
+// at once (adaptive_mutex does). Read it through reports_cpu_v<R> and
+// current_cpu<R>(), which returns -1 when the member is absent.
 #pragma once
 
 #include <concepts>
@@ -93,5 +100,19 @@ inline constexpr bool preemptive_v = [] {
     return false;
   }
 }();
+
+template <class R>
+inline constexpr bool reports_cpu_v = requires {
+  { R::cpu() } -> std::convertible_to<int>;
+};
+
+template <class R>
+int current_cpu() noexcept {
+  if constexpr (reports_cpu_v<R>) {
+    return static_cast<int>(R::cpu());
+  } else {
+    return -1;
+  }
+}
 
 }  // namespace fibersync

@@ -49,6 +49,11 @@ struct counting_runtime {
     R::resume(h);
   }
   static unsigned carrier() { return R::carrier(); }
+  static int cpu() noexcept
+    requires reports_cpu_v<R>
+  {
+    return R::cpu();
+  }
 
   // Sum over every carrier that ever counted. Exact once the counted LTs
   // have finished (their carriers' writes happen-before the join).

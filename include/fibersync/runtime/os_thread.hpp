@@ -6,6 +6,7 @@
 //              on Linux) until it is set, then clear it
 //   resume     set the permit and notify_one; callable from any thread
 //   carrier    a process-wide index given to each thread on first use
+//   cpu        sched_getcpu(): the processor the kernel runs the caller on
 // The permit lives in a thread_local, so a handle is valid while its thread
 // lives; the hand-over handshake (wait/handover.hpp) guarantees that a
 // resumed thread is still inside suspend() when resume() is called.
@@ -79,6 +80,9 @@ struct os_thread_runtime {
   }
 
   static unsigned carrier() noexcept { return self()->carrier_index; }
+  // The CPU the kernel runs us on now (the vDSO's getcpu, ~20 ns), -1 if
+  // unknown.
+  static int cpu() noexcept { return ::sched_getcpu(); }
 
  private:
   // Not inlined so that no caller can cache the thread_local's address across

@@ -173,6 +173,11 @@ struct traced_runtime {
     if (enabled()) add(kind::resume, lt_key(inner::current()), Traits::carrier(), lt_key(h));
   }
   static unsigned carrier() { return inner::carrier(); }
+  static int cpu() noexcept
+    requires reports_cpu_v<inner>
+  {
+    return inner::cpu();
+  }
 };
 
 // Everything recorded by one run, taken after its LTs have finished.
