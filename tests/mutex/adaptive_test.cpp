@@ -7,6 +7,7 @@
 #include <fibersync/runtime/boost_fiber_executor.hpp>
 #include <gtest/gtest.h>
 
+#include <array>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -562,6 +563,86 @@ TEST(adaptive_mutex, where_idle_carriers_steal_the_last_competing_waiter_parks_a
   // The control: where a parked waiter may leave its carrier idle, the
   // last awake waiter of a carrier never parks, however long it waits.
   EXPECT_EQ(suspends_of_a_lone_waiter<false>(static_cast<int>(M::long_wait_checks) * 4), 0u);
+}
+
+// Which adapters report the CPU that runs the caller (counting_runtime
+// forwards), and so where a waiter parks beside its holder.
+static_assert(reports_cpu_v<os_thread_runtime>);
+static_assert(reports_cpu_v<counting_runtime<os_thread_runtime>>);
+static_assert(!reports_cpu_v<boost_fiber_runtime>);
+static_assert(adaptive_mutex<os_thread_runtime>::parks_beside_its_holder);
+static_assert(!adaptive_mutex<boost_fiber_runtime>::parks_beside_its_holder);
+
+// assigned_carriers_runtime (idle carriers steal) that also reports, for
+// each LT, the CPU the test assigns it, and counts yields.
+template <bool Preemptive>
+struct assigned_cpus_runtime : assigned_carriers_runtime</*IdleCarriersSteal=*/true, Preemptive> {
+  using base_runtime = assigned_carriers_runtime<true, Preemptive>;
+  static inline std::map<typename base_runtime::handle, int> cpu_of;  // one OS thread: no lock needed
+  static inline unsigned yields = 0;
+  static int cpu() { return cpu_of[base_runtime::current()]; }
+  static void yield() {
+    ++yields;
+    base_runtime::yield();
+  }
+};
+
+// Three LTs on one real carrier, each "on" the CPU the test gives it, take
+// `turns` turns to hold the lock across 40 yields. While one holds, the
+// others wait: until one parks, one competes (yielding at each failed
+// check) and the other parks behind it. Barge limit 0: every release hands
+// the lock to a parked waiter, so there is a wake-up in every turn (one in
+// sample_every is timed; until one is, the mutex does not weigh holds
+// against wake-ups and the rule is off). Returns the yields the waiters
+// made from the start of turn `from` to the end (the holders' own are not
+// counted).
+template <bool Preemptive>
+unsigned waiter_yields_of_three_lts_on_cpus(std::array<int, 3> cpus, int turns, int from) {
+  using R = assigned_cpus_runtime<Preemptive>;
+  R::reset();
+  R::cpu_of.clear();
+  R::yields = 0;
+  adaptive_mutex<R> m(wait_policy{}.with_yield_every(1).with_suspend_after(4), /*barge_limit=*/0);
+  int turn = 0;  // one OS thread: plain variables
+  unsigned yields_at_from = 0;
+  unsigned holder_yields = 0;
+  watchdog dog("adaptive waiters on assigned CPUs", 60s);
+  R::run_lts(3, [&](unsigned lt) {
+    R::cpu_of[R::current()] = cpus[lt];
+    while (turn < turns) {
+      m.lock();
+      if (turn >= turns) {
+        m.unlock();
+        break;
+      }
+      if (turn == from) yields_at_from = R::yields;
+      ++turn;
+      for (int i = 0; i < 40; ++i) {
+        if (turn > from) ++holder_yields;
+        R::yield();
+      }
+      m.unlock();
+    }
+  });
+  return R::yields - yields_at_from - holder_yields;
+}
+
+TEST(adaptive_mutex, where_lts_are_time_sliced_a_waiter_beside_its_holder_parks_at_once) {
+  // All three on one CPU: once a wake-up is timed, the competing waiter
+  // finds its holder on its own CPU and parks at its next check, and so
+  // does every later one: running, it would only keep the holder off that
+  // CPU. In the last 30 turns the waiters yielded 29 times in all (about
+  // once a turn), against 1103 in either control.
+  EXPECT_LE(waiter_yields_of_three_lts_on_cpus</*Preemptive=*/true>({3, 3, 3}, 60, 30), 150u);
+}
+
+TEST(adaptive_mutex, a_waiter_on_another_cpu_than_its_holder_or_not_time_sliced_keeps_competing) {
+  // The controls: on three CPUs, the holder runs meanwhile; on a
+  // cooperative runtime, the "same CPU" is the waiter's own carrier, where
+  // the holder runs when the waiter yields. One waiter competes through
+  // every hold, failing about 40 checks.
+  EXPECT_GE(waiter_yields_of_three_lts_on_cpus</*Preemptive=*/true>({3, 4, 5}, 60, 30), 900u);
+  EXPECT_GE(waiter_yields_of_three_lts_on_cpus</*Preemptive=*/false>({3, 3, 3}, 60, 30), 900u);
 }
 
 // `lts` LTs (2 unless given) on one carrier (where idle carriers steal,

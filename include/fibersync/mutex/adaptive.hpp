@@ -14,7 +14,9 @@
 //   sampled wake-ups and 100 us or more; and every waiter competes for up
 //   to 256 failed checks while the holds last less than a quarter of the
 //   wake-ups where idle carriers steal, and where they do not, less than
-//   the wake-ups and at least a quarter of them).
+//   the wake-ups and at least a quarter of them; where the kernel
+//   time-slices LTs, any waiter that finds its holder on its own CPU parks
+//   at once, unless holds are short next to wake-ups).
 //   unlock() frees the word and wakes the oldest parked waiter unless one
 //   is already awake: the woken one (WOKEN), or, on a cooperative runtime
 //   whose idle carriers steal, a competing one while the last woken waiter
@@ -49,7 +51,9 @@
 //   after 256 while holds are short next to them; where they do not, the
 //   last competing waiter never parks, nor does the last awake one of a
 //   carrier, and every other one after 256 while holds are shorter than
-//   wake-ups and at least a quarter of them);
+//   wake-ups and at least a quarter of them; on OS threads, a waiter on
+//   its holder's CPU parks at that check unless holds are short next to
+//   wake-ups);
 //   parked, on its own node (one check, then suspend); the queue guard
 //   (spin -> yield, a few pointer writes). unlock() yields once every
 //   barge_limit acquisitions past waiters while a hand-off is due and
@@ -118,6 +122,17 @@ class adaptive_mutex {
   // finding 21).
   static constexpr std::int64_t own_carrier_wake_up_to_hold = 1;
   static constexpr std::int64_t busy_carrier_wake_up_to_hold = 4;
+  // Where the kernel time-slices LTs (OS threads) and the runtime says
+  // which CPU runs the caller (R::cpu()), a waiter that finds its holder on
+  // its own CPU parks at that failed check, even the last competing one,
+  // unless holds are short next to wake-ups. Running there it only keeps
+  // the holder off that CPU until it yields, and its yield may hand the CPU
+  // to another waiter rather than to the holder. Under high contention on
+  // OS threads (the critical section yields; 4-64 threads on 2 cores) 11-12
+  // thousand failed checks per 100 ms were made beside the holder, against
+  // 21-24 thousand slow-path lock() calls, and the lock ran at 0.84-0.92 of
+  // std::mutex (docs/ADAPTIVE.md, finding 22).
+  static constexpr bool parks_beside_its_holder = preemptive_v<R> && reports_cpu_v<R>;
 
   // Before it counts itself in the word, a waiter polls it for
   // unannounced_backoffs of the waiter's longest backoffs and for at least
@@ -156,7 +171,10 @@ class adaptive_mutex {
     while ((w & locked) == 0) {
       // acquire: pairs with the release of unlock().
       if (word_.compare_exchange_weak(w, w | locked, std::memory_order_acquire, std::memory_order_relaxed)) {
-        if (w != 0) note_barge();  // someone waits: we passed them
+        if (w != 0) {  // someone waits: we passed them
+          note_barge();
+          note_holder_cpu();
+        }
         return true;
       }
     }
@@ -164,6 +182,7 @@ class adaptive_mutex {
   }
 
   void unlock() noexcept {
+    forget_holder_cpu();
     word_type w = locked;
     // release: pairs with the acquire CAS of the next holder. The CAS (not a
     // store) fails when a waiter announced itself meanwhile. A store would
@@ -343,6 +362,43 @@ class adaptive_mutex {
     return wake_up > 0 && hold_ns_.load(std::memory_order_relaxed) >= std::max(hold_to_wake_up * wake_up, long_hold_ns);
   }
 
+  // Where parks_beside_its_holder: the CPU of the holder, written when it
+  // acquired with waiters present (in lock_slow(), or past them in
+  // try_lock()) while holds are not short next to wake-ups (the rule's own
+  // condition, parks_beside_the_holder()), and cleared when it unlocks,
+  // before the RMW that frees the word; -1 while unknown. Each store takes
+  // the line from the waiters that read it: written at every contended
+  // acquisition, it cost poisson-rate at 1000 locks/ms on 4 threads (0.5-0.8
+  // us holds, 8-11 us wake-ups) 14%, where the rule never fired (finding
+  // 22). A holder that came in through try_lock() alone writes nothing, so
+  // that the uncontended path makes no getcpu call: its waiters compete as
+  // they would without the rule. It only decides whether to park, never
+  // who owns the lock: relaxed.
+  void note_holder_cpu() noexcept {
+    if constexpr (parks_beside_its_holder) {
+      if (wake_ups_are_timed() && !holds_are_short()) holder_cpu_.store(current_cpu<R>(), std::memory_order_relaxed);
+    }
+  }
+  bool wake_ups_are_timed() const noexcept { return wake_up_ns_.load(std::memory_order_relaxed) > 0; }
+  void forget_holder_cpu() noexcept {
+    if constexpr (parks_beside_its_holder) {
+      if (holder_cpu_.load(std::memory_order_relaxed) != -1) holder_cpu_.store(-1, std::memory_order_relaxed);
+    }
+  }
+  // A waiter parks beside its holder only while holds are not short next to
+  // wake-ups (holds_are_short()), as it is noted: where a hold is over long
+  // before a parked waiter would run again, every waiter keeps competing
+  // (finding 18), and a yield that lets the holder run costs less than the
+  // wake-up.
+  bool parks_beside_the_holder() const noexcept {
+    if constexpr (parks_beside_its_holder) {
+      const int cpu = holder_cpu_.load(std::memory_order_relaxed);
+      return cpu >= 0 && cpu == current_cpu<R>() && wake_ups_are_timed() && !holds_are_short();
+    } else {
+      return false;
+    }
+  }
+
   // Holder only: an acquisition passed waiters (competing, parked or woken).
   void note_barge() noexcept {
     ++barges_;
@@ -472,7 +528,8 @@ class adaptive_mutex {
           word_.fetch_or(woken_lost, std::memory_order_relaxed);  // tells unlock() we are running
           lost = true;
         }
-        if (w.on_failure(/*may_suspend=*/(park_behind_others || long_wait) && !awake_.last_on_carrier(seat))) break;
+        const bool may_park = park_behind_others || long_wait || parks_beside_the_holder();
+        if (w.on_failure(/*may_suspend=*/may_park && !awake_.last_on_carrier(seat))) break;
       }
       if (self == nullptr) self = pool::acquire();
       awake_.stand_up(seat);
@@ -493,6 +550,7 @@ class adaptive_mutex {
   void acquired(node* self, bool after_waiting_our_turn) noexcept {
     if (after_waiting_our_turn) barges_ = barges_since_yield_ = 0;
     start_hold();
+    note_holder_cpu();
     if (self != nullptr) pool::release(self);
   }
 
@@ -694,6 +752,9 @@ class adaptive_mutex {
   std::uint32_t barge_limit_;
   std::uint32_t patience_;  // barge_limit_ x patience_factor
   std::atomic<std::int64_t> wake_up_ns_{0};  // moving average of the timed wake-ups; written by woken or handed waiters
+  // Where parks_beside_its_holder (see note_holder_cpu()). Not on the word's
+  // line, which unannounced spinners poll at every pause.
+  std::atomic<int> holder_cpu_{-1};
   [[no_unique_address]] std::conditional_t<idle_carriers_steal_v<R>, no_awake_counts, awake_counts> awake_;
 };
 
