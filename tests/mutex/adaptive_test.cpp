@@ -7,8 +7,8 @@
 #include <fibersync/runtime/boost_fiber_executor.hpp>
 #include <gtest/gtest.h>
 
-#include <array>
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -570,6 +570,7 @@ TEST(adaptive_mutex, where_idle_carriers_steal_the_last_competing_waiter_parks_a
 static_assert(reports_cpu_v<os_thread_runtime>);
 static_assert(reports_cpu_v<counting_runtime<os_thread_runtime>>);
 static_assert(!reports_cpu_v<boost_fiber_runtime>);
+static_assert(!reports_cpu_v<counting_runtime<boost_fiber_runtime>>);
 static_assert(adaptive_mutex<os_thread_runtime>::parks_beside_its_holder);
 static_assert(!adaptive_mutex<boost_fiber_runtime>::parks_beside_its_holder);
 
@@ -580,7 +581,7 @@ struct assigned_cpus_runtime : assigned_carriers_runtime</*IdleCarriersSteal=*/t
   using base_runtime = assigned_carriers_runtime<true, Preemptive>;
   static inline std::map<typename base_runtime::handle, int> cpu_of;  // one OS thread: no lock needed
   static inline unsigned yields = 0;
-  static int cpu() { return cpu_of[base_runtime::current()]; }
+  static int cpu() noexcept { return cpu_of[base_runtime::current()]; }
   static void yield() {
     ++yields;
     base_runtime::yield();
@@ -593,9 +594,9 @@ struct assigned_cpus_runtime : assigned_carriers_runtime</*IdleCarriersSteal=*/t
 // check) and the other parks behind it. Barge limit 0: every release hands
 // the lock to a parked waiter, so there is a wake-up in every turn (one in
 // sample_every is timed; until one is, the mutex does not weigh holds
-// against wake-ups and the rule is off). Returns the yields the waiters
-// made from the start of turn `from` to the end (the holders' own are not
-// counted).
+// against wake-ups and the rule is off). Returns the yields made from the
+// start of turn `from` to the end, less the holders' 40 a turn (a yield
+// inside unlock() counts as a waiter's).
 template <bool Preemptive>
 unsigned waiter_yields_of_three_lts_on_cpus(std::array<int, 3> cpus, int turns, int from) {
   using R = assigned_cpus_runtime<Preemptive>;

@@ -15,8 +15,8 @@
 //   to 256 failed checks while the holds last less than a quarter of the
 //   wake-ups where idle carriers steal, and where they do not, less than
 //   the wake-ups and at least a quarter of them; where the kernel
-//   time-slices LTs, any waiter that finds its holder on its own CPU parks
-//   at once, unless holds are short next to wake-ups).
+//   time-slices LTs, a waiter that finds its holder on its own CPU parks
+//   at once, once a wake-up is timed and while holds are not short).
 //   unlock() frees the word and wakes the oldest parked waiter unless one
 //   is already awake: the woken one (WOKEN), or, on a cooperative runtime
 //   whose idle carriers steal, a competing one while the last woken waiter
@@ -35,7 +35,8 @@
 // Paper: ours, from measurements (docs/ADAPTIVE.md). Ingredients: TTAS; Go's
 //   sync.Mutex (woken flag, front re-queue, hand-off to a waiter that lost);
 //   the futex mutex's waiter count in the word (Drepper); qspinlock's one
-//   spinner.
+//   spinner; Solaris' and Linux's adaptive mutexes (spin only while the
+//   owner runs elsewhere).
 // Fairness: a parked waiter is passed by at most about (parked ahead + 1) x
 //   (barge_limit + 1) acquisitions when every waiter woken ahead of it runs
 //   within barge_limit of them, and at most about (parked ahead + 1) x
@@ -45,16 +46,8 @@
 //   competes like TTAS (where idle carriers steal, for at most 256 failed
 //   checks).
 // Waits: lock() on the word (an unannounced spin of 2 x max_backoff
-//   pauses and at least 400 ns, then spin -> yield; where idle carriers
-//   steal, the last competing waiter parks only after 256 failed checks,
-//   or 32 while holds are long next to wake-ups; every competing waiter
-//   after 256 while holds are short next to them; where they do not, the
-//   last competing waiter never parks, nor does the last awake one of a
-//   carrier, and every other one after 256 while holds are shorter than
-//   wake-ups and at least a quarter of them; on OS threads, a waiter on
-//   its holder's CPU parks at that check unless holds are short next to
-//   wake-ups);
-//   parked, on its own node (one check, then suspend); the queue guard
+//   pauses and at least 400 ns, then spin -> yield until it parks, when
+//   and as Algorithm says); parked, on its own node (one check, then suspend); the queue guard
 //   (spin -> yield, a few pointer writes). unlock() yields once every
 //   barge_limit acquisitions past waiters while a hand-off is due and
 //   nobody who has run can take it.
@@ -125,13 +118,14 @@ class adaptive_mutex {
   // Where the kernel time-slices LTs (OS threads) and the runtime says
   // which CPU runs the caller (R::cpu()), a waiter that finds its holder on
   // its own CPU parks at that failed check, even the last competing one,
-  // unless holds are short next to wake-ups. Running there it only keeps
+  // once a wake-up has been timed and unless holds are short next to
+  // wake-ups. Running there it only keeps
   // the holder off that CPU until it yields, and its yield may hand the CPU
   // to another waiter rather than to the holder. Under high contention on
   // OS threads (the critical section yields; 4-64 threads on 2 cores) 11-12
   // thousand failed checks per 100 ms were made beside the holder, against
-  // 21-24 thousand slow-path lock() calls, and the lock ran at 0.84-0.92 of
-  // std::mutex (docs/ADAPTIVE.md, finding 22).
+  // 21-24 thousand slow-path lock() calls, and the lock ran at 0.79-0.92 of
+  // std::mutex in session 23's sweep (docs/ADAPTIVE.md, finding 22).
   static constexpr bool parks_beside_its_holder = preemptive_v<R> && reports_cpu_v<R>;
 
   // Before it counts itself in the word, a waiter polls it for
@@ -363,10 +357,12 @@ class adaptive_mutex {
   }
 
   // Where parks_beside_its_holder: the CPU of the holder, written when it
-  // acquired with waiters present (in lock_slow(), or past them in
-  // try_lock()) while holds are not short next to wake-ups (the rule's own
-  // condition, parks_beside_the_holder()), and cleared when it unlocks,
-  // before the RMW that frees the word; -1 while unknown. Each store takes
+  // acquired in lock_slow(), or past waiters in try_lock(), once a wake-up
+  // has been timed and while holds are not short next to wake-ups (the
+  // rule's own conditions, parks_beside_the_holder()), and cleared when it
+  // unlocks, before the RMW that frees the word; -1 while unknown. Whether
+  // it wrote it, the holder remembers on the word's line (noted_cpu_), so
+  // that an unlock() that has nothing to clear reads no other line. Each store takes
   // the line from the waiters that read it: written at every contended
   // acquisition, it cost poisson-rate at 1000 locks/ms on 4 threads (0.5-0.8
   // us holds, 8-11 us wake-ups) 14%, where the rule never fired (finding
@@ -376,13 +372,19 @@ class adaptive_mutex {
   // who owns the lock: relaxed.
   void note_holder_cpu() noexcept {
     if constexpr (parks_beside_its_holder) {
-      if (wake_ups_are_timed() && !holds_are_short()) holder_cpu_.store(current_cpu<R>(), std::memory_order_relaxed);
+      if (wake_ups_are_timed() && !holds_are_short()) {
+        holder_cpu_.store(current_cpu<R>(), std::memory_order_relaxed);
+        noted_cpu_ = true;
+      }
     }
   }
   bool wake_ups_are_timed() const noexcept { return wake_up_ns_.load(std::memory_order_relaxed) > 0; }
   void forget_holder_cpu() noexcept {
     if constexpr (parks_beside_its_holder) {
-      if (holder_cpu_.load(std::memory_order_relaxed) != -1) holder_cpu_.store(-1, std::memory_order_relaxed);
+      if (noted_cpu_) {
+        noted_cpu_ = false;
+        holder_cpu_.store(-1, std::memory_order_relaxed);
+      }
     }
   }
   // A waiter parks beside its holder only while holds are not short next to
@@ -739,6 +741,7 @@ class adaptive_mutex {
   std::uint32_t wake_ups_ = 0;           // holder only
   std::atomic<std::int64_t> held_since_{0};  // clock_ns() of a timed hold's start; 0: none
   std::atomic<std::int64_t> hold_ns_{0};     // moving average of the timed holds
+  bool noted_cpu_ = false;                   // holder only: this holder wrote holder_cpu_
   alignas(detail::cache_line_size) std::atomic<bool> guard_{false};  // guards head_, tail_ and the parked count
   node* head_ = nullptr;  // oldest parked waiter
   node* tail_ = nullptr;

@@ -59,9 +59,10 @@
 // waiter while another competes).
 // Read it through preemptive_v<R>, which is false when the member is absent.
 //
-// Optional: `static int cpu()`, the processor (numbered as the OS numbers
-// them) that runs the caller right now, or -1 if unknown; it may change at
-// any moment. Where LTs are preemptive, a waiter that runs on its holder's
+// Optional: `static int cpu() noexcept`, the processor (numbered as the OS
+// numbers them) that runs the caller right now, or -1 if unknown; it may
+// change at any moment (current_cpu<R>() is noexcept: a cpu() that throws
+// terminates). Where LTs are preemptive, a waiter that runs on its holder's
 // processor only keeps the holder off it, and a parking mutex may park it
 // at once (adaptive_mutex does). Read it through reports_cpu_v<R> and
 // current_cpu<R>(), which returns -1 when the member is absent.
