@@ -47,8 +47,8 @@
 //   checks).
 // Waits: lock() on the word (an unannounced spin of 2 x max_backoff
 //   pauses and at least 400 ns, then spin -> yield until it parks, when
-//   and as Algorithm says); parked, on its own node (one check, then suspend); the queue guard
-//   (spin -> yield, a few pointer writes). unlock() yields once every
+//   and as Algorithm says); parked, on its own node (one check, then
+//   suspend); the queue guard (spin -> yield, a few pointer writes). unlock() yields once every
 //   barge_limit acquisitions past waiters while a hand-off is due and
 //   nobody who has run can take it.
 // Space: two cache lines per mutex (three where idle carriers do not steal);
@@ -119,9 +119,9 @@ class adaptive_mutex {
   // which CPU runs the caller (R::cpu()), a waiter that finds its holder on
   // its own CPU parks at that failed check, even the last competing one,
   // once a wake-up has been timed and unless holds are short next to
-  // wake-ups. Running there it only keeps
-  // the holder off that CPU until it yields, and its yield may hand the CPU
-  // to another waiter rather than to the holder. Under high contention on
+  // wake-ups. Running there it only keeps the holder off that CPU until it
+  // yields, and its yield may hand the CPU to another waiter rather than to
+  // the holder. Under high contention on
   // OS threads (the critical section yields; 4-64 threads on 2 cores) 11-12
   // thousand failed checks per 100 ms were made beside the holder, against
   // 21-24 thousand slow-path lock() calls, and the lock ran at 0.79-0.92 of
@@ -357,28 +357,26 @@ class adaptive_mutex {
   }
 
   // Where parks_beside_its_holder: the CPU of the holder, written when it
-  // acquired in lock_slow(), or past waiters in try_lock(), once a wake-up
-  // has been timed and while holds are not short next to wake-ups (the
-  // rule's own conditions, parks_beside_the_holder()), and cleared when it
-  // unlocks, before the RMW that frees the word; -1 while unknown. Whether
-  // it wrote it, the holder remembers on the word's line (noted_cpu_), so
-  // that an unlock() that has nothing to clear reads no other line. Each store takes
-  // the line from the waiters that read it: written at every contended
-  // acquisition, it cost poisson-rate at 1000 locks/ms on 4 threads (0.5-0.8
-  // us holds, 8-11 us wake-ups) 14%, where the rule never fired (finding
-  // 22). A holder that came in through try_lock() alone writes nothing, so
-  // that the uncontended path makes no getcpu call: its waiters compete as
-  // they would without the rule. It only decides whether to park, never
-  // who owns the lock: relaxed.
+  // acquired in lock_slow(), or past waiters in try_lock(), while
+  // holds_weigh_against_wake_ups(), and cleared when it unlocks, before the
+  // RMW that frees the word; -1 while unknown. Whether it wrote it, the
+  // holder remembers on the word's line (noted_cpu_), so that an unlock()
+  // with nothing to clear reads no other line. Each store takes the line
+  // from the waiters that read it: written at every contended acquisition,
+  // it cost poisson-rate at 1000 locks/ms on 4 threads (0.5-0.8 us holds,
+  // 8-11 us wake-ups) 14%, where the rule never fired (finding 22). A
+  // holder that came in through try_lock() alone writes nothing, so that
+  // the uncontended path makes no getcpu call: its waiters compete as they
+  // would without the rule. It only decides whether to park, never who
+  // owns the lock: relaxed.
   void note_holder_cpu() noexcept {
     if constexpr (parks_beside_its_holder) {
-      if (wake_ups_are_timed() && !holds_are_short()) {
+      if (holds_weigh_against_wake_ups()) {
         holder_cpu_.store(current_cpu<R>(), std::memory_order_relaxed);
         noted_cpu_ = true;
       }
     }
   }
-  bool wake_ups_are_timed() const noexcept { return wake_up_ns_.load(std::memory_order_relaxed) > 0; }
   void forget_holder_cpu() noexcept {
     if constexpr (parks_beside_its_holder) {
       if (noted_cpu_) {
@@ -387,15 +385,20 @@ class adaptive_mutex {
       }
     }
   }
-  // A waiter parks beside its holder only while holds are not short next to
-  // wake-ups (holds_are_short()), as it is noted: where a hold is over long
-  // before a parked waiter would run again, every waiter keeps competing
-  // (finding 18), and a yield that lets the holder run costs less than the
-  // wake-up.
+  // The rule's condition, for the note and for the park alike (the averages
+  // may move between the two): a wake-up has been timed, and holds are not
+  // short next to wake-ups. Where a hold is over long before a parked
+  // waiter would run again, every waiter keeps competing (finding 18), and
+  // a yield that lets the holder run costs less than the wake-up; before a
+  // wake-up is timed (one waiter, which parks only after its long wait)
+  // there is nothing to weigh, and noting would only cost.
+  bool holds_weigh_against_wake_ups() const noexcept {
+    return wake_up_ns_.load(std::memory_order_relaxed) > 0 && !holds_are_short();
+  }
   bool parks_beside_the_holder() const noexcept {
     if constexpr (parks_beside_its_holder) {
       const int cpu = holder_cpu_.load(std::memory_order_relaxed);
-      return cpu >= 0 && cpu == current_cpu<R>() && wake_ups_are_timed() && !holds_are_short();
+      return cpu >= 0 && cpu == current_cpu<R>() && holds_weigh_against_wake_ups();
     } else {
       return false;
     }
