@@ -573,6 +573,8 @@ static_assert(!reports_cpu_v<boost_fiber_runtime>);
 static_assert(!reports_cpu_v<counting_runtime<boost_fiber_runtime>>);
 static_assert(adaptive_mutex<os_thread_runtime>::parks_beside_its_holder);
 static_assert(!adaptive_mutex<boost_fiber_runtime>::parks_beside_its_holder);
+static_assert(adaptive_mutex<boost_fiber_runtime>::ends_spin_beside_its_holder);
+static_assert(!adaptive_mutex<os_thread_runtime>::ends_spin_beside_its_holder);
 
 // assigned_carriers_runtime (idle carriers steal) that also reports, for
 // each LT, the CPU the test assigns it, and counts yields.
@@ -644,6 +646,52 @@ TEST(adaptive_mutex, a_waiter_on_another_cpu_than_its_holder_or_not_time_sliced_
   // every hold, failing about 40 checks.
   EXPECT_GE(waiter_yields_of_three_lts_on_cpus</*Preemptive=*/true>({3, 4, 5}, 60, 30), 900u);
   EXPECT_GE(waiter_yields_of_three_lts_on_cpus</*Preemptive=*/false>({3, 3, 3}, 60, 30), 900u);
+}
+
+// Two LTs on one real carrier take `rounds` turns to hold the lock across
+// two yields; LT i counts as running on carrier carriers[i]. The waiter's
+// unannounced spin is as long as the policy allows (2 x 2^16 pauses): a
+// waiter beside its holder ends it at its first poll, any other spins it
+// all, since on one real carrier the holder cannot run meanwhile. Every
+// hold after the first begins in lock_slow(), which notes the holder's
+// carrier. Returns the median time of a lock() call that did not acquire
+// at once (its spin, if any, and the rest of the holder's hold).
+std::chrono::nanoseconds median_contended_lock(std::array<unsigned, 2> carriers, int rounds) {
+  using R = assigned_carriers_runtime</*IdleCarriersSteal=*/false>;
+  R::reset();
+  adaptive_mutex<R> m(wait_policy{}.with_max_backoff(1u << 16).with_yield_every(1).with_suspend_after(4));
+  std::vector<std::chrono::nanoseconds> waits;
+  watchdog dog("adaptive spin beside the holder", 120s);
+  R::run_lts(2, [&](unsigned lt) { return carriers[lt]; }, [&](unsigned) {
+    for (int round = 0; round < rounds; ++round) {
+      const auto start = std::chrono::steady_clock::now();
+      if (!m.try_lock()) {
+        m.lock();
+        waits.push_back(std::chrono::steady_clock::now() - start);
+      }
+      R::yield();
+      R::yield();
+      m.unlock();
+      R::yield();
+    }
+  });
+  EXPECT_GE(waits.size(), static_cast<std::size_t>(rounds));  // the two LTs alternate
+  std::sort(waits.begin(), waits.end());
+  return waits.empty() ? std::chrono::nanoseconds{0} : waits[waits.size() / 2];
+}
+
+TEST(adaptive_mutex, on_a_cooperative_runtime_a_waiter_beside_its_holder_does_not_spin) {
+  // Beside its holder a waiter's spin cannot end in an acquisition: the
+  // holder runs only once the waiter yields. So it ends the spin at once
+  // and competes (one check and a yield each time the holder yields). The
+  // control, on another carrier, spins 2^17 pauses (0.1 ms at 1 ns a pause,
+  // 1.7-3.3 ms on our machines) before it yields.
+  const auto beside = median_contended_lock({0, 0}, 40);
+  const auto elsewhere = median_contended_lock({0, 1}, 40);
+  std::printf("[ info     ] median contended lock(): beside %lld ns, elsewhere %lld ns\n",
+              static_cast<long long>(beside.count()), static_cast<long long>(elsewhere.count()));
+  EXPECT_GT(elsewhere, 10 * beside);
+  EXPECT_GT(elsewhere, std::chrono::nanoseconds{1u << 17});  // the control spun
 }
 
 // `lts` LTs (2 unless given) on one carrier (where idle carriers steal,

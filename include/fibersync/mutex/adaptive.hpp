@@ -2,9 +2,11 @@
 // like TTAS, a parking queue for the ones that waited long, bounded barging.
 //
 // Algorithm: one 64-bit word = LOCKED | WOKEN | RESERVED | WOKEN_LOST, a
-//   count of competing and a count of parked waiters. A waiter first spins
+//   count of competing and a count of parked waiters, and the holder's
+//   carrier (CPU on OS threads) if it passed waiters. A waiter first spins
 //   briefly without a trace in the word (polling it, no yield, at least
-//   400 ns: a short critical section on another carrier ends); then it
+//   400 ns: a short critical section on another carrier ends; on a
+//   cooperative runtime not on its holder's carrier, where it cannot); then it
 //   counts itself and competes for the word with the runtime's wait policy
 //   (spin -> yield), as in TTAS; it parks in a FIFO queue at its first
 //   failed check made while another waiter competes (while it is the only
@@ -52,7 +54,8 @@
 //   barge_limit acquisitions past waiters while a hand-off is due and
 //   nobody who has run can take it.
 // Space: two cache lines per mutex (three where idle carriers do not steal);
-//   one pooled node per parked LT.
+//   one pooled node per parked LT. At most 2^28 - 1 competing and 2^24 - 1
+//   parked LTs per mutex (the word's fields).
 // Lifetime: the last holder may destroy it right after its unlock(), as a
 //   std::mutex: every unlock() path touches the mutex last in one RMW on
 //   the word (docs/ADAPTIVE.md, "Lifetime").
@@ -127,6 +130,17 @@ class adaptive_mutex {
   // 21-24 thousand slow-path lock() calls, and the lock ran at 0.79-0.92 of
   // std::mutex in session 23's sweep (docs/ADAPTIVE.md, finding 22).
   static constexpr bool parks_beside_its_holder = preemptive_v<R> && reports_cpu_v<R>;
+  // On a cooperative runtime a waiter that runs on its holder's carrier
+  // knows the holder is not running: it yielded (or waits) inside its
+  // critical section, and cannot release the word before this waiter yields.
+  // So the unannounced spin ends there, at once, and the waiter counts itself
+  // and competes, yielding at every failed check (see spin_unannounced()).
+  // In high-contention with one carrier (the critical section yields) each
+  // waiter spun its 400 ns for nothing at each of the holder's yields: on
+  // Boost.Fiber at 4-64 LTs 0.85-0.89 of boost::fibers::mutex, and the rule
+  // gained 8-18% on Boost.Fiber, Argobots and our scheduler
+  // (docs/ADAPTIVE.md, finding 23).
+  static constexpr bool ends_spin_beside_its_holder = !preemptive_v<R>;
 
   // Before it counts itself in the word, a waiter polls it for
   // unannounced_backoffs of the waiter's longest backoffs and for at least
@@ -162,21 +176,10 @@ class adaptive_mutex {
 
   bool try_lock() noexcept {
     word_type w = word_.load(std::memory_order_relaxed);
-    while ((w & locked) == 0) {
-      // acquire: pairs with the release of unlock().
-      if (word_.compare_exchange_weak(w, w | locked, std::memory_order_acquire, std::memory_order_relaxed)) {
-        if (w != 0) {  // someone waits: we passed them
-          note_barge();
-          note_holder_cpu();
-        }
-        return true;
-      }
-    }
-    return false;
+    return try_lock_from(w);
   }
 
   void unlock() noexcept {
-    forget_holder_cpu();
     word_type w = locked;
     // release: pairs with the acquire CAS of the next holder. The CAS (not a
     // store) fails when a waiter announced itself meanwhile. A store would
@@ -188,6 +191,29 @@ class adaptive_mutex {
 
  private:
   using word_type = std::uint64_t;
+
+  // try_lock() from the word w, as read; on failure w is the word as last
+  // read. The uncontended path is one CAS, as it was before the place was
+  // noted (it notes none: nobody waits to read it).
+  bool try_lock_from(word_type& w) noexcept {
+    while ((w & locked) == 0) {
+      if (w != 0) return try_lock_past_waiters(w);
+      // acquire: pairs with the release of unlock().
+      if (word_.compare_exchange_weak(w, locked, std::memory_order_acquire, std::memory_order_relaxed)) return true;
+    }
+    return false;
+  }
+  [[gnu::noinline]] bool try_lock_past_waiters(word_type& w) noexcept {
+    while ((w & locked) == 0) {
+      // acquire: pairs with the release of unlock().
+      if (word_.compare_exchange_weak(w, w | locked | place_to_note(w), std::memory_order_acquire,
+                                      std::memory_order_relaxed)) {
+        if (w != 0) note_barge();  // someone waits: we passed them
+        return true;
+      }
+    }
+    return false;
+  }
   // WOKEN is set only by a holder (unlock) and cleared only by the woken
   // waiter, so at most one woken waiter competes at a time.
   static constexpr word_type locked = 1;
@@ -202,10 +228,13 @@ class adaptive_mutex {
   // cleared only by the woken waiter.
   static constexpr word_type woken_lost = 8;
   static constexpr word_type competing_one = word_type{1} << 4;  // bits 4..31: competing waiters
-  static constexpr word_type parked_one = word_type{1} << 32;    // bits 32..63: parked waiters
+  static constexpr word_type parked_one = word_type{1} << 32;    // bits 32..55: parked waiters
+  static constexpr word_type place_one = word_type{1} << 56;     // bits 56..63: the holder's place
   static constexpr word_type competing_mask = parked_one - competing_one;
+  static constexpr word_type parked_mask = place_one - parked_one;
+  static constexpr word_type place_mask = ~(place_one - 1);
 
-  static bool has_parked(word_type w) noexcept { return w >= parked_one; }
+  static bool has_parked(word_type w) noexcept { return (w & parked_mask) != 0; }
   // Waiters that may sit in a ready queue: competing, or the woken one.
   static bool has_awake(word_type w) noexcept { return (w & (competing_mask | woken)) != 0; }
 
@@ -214,6 +243,7 @@ class adaptive_mutex {
     bool handed_lock = false;  // written before the grant: the lock is ours
     bool lost = false;         // re-parked after a wake (it lost once); under guard_
     std::int64_t granted_at = 0;  // clock_ns() at the grant, if this wake-up is timed
+    word_type place = 0;       // own_place() when it parked: noted in the word if handed the lock
     node* next = nullptr;      // queue link, under guard_
     node* pool_next = nullptr;
   };
@@ -356,49 +386,55 @@ class adaptive_mutex {
     return wake_up > 0 && hold_ns_.load(std::memory_order_relaxed) >= std::max(hold_to_wake_up * wake_up, long_hold_ns);
   }
 
-  // Where parks_beside_its_holder: the CPU of the holder, written when it
-  // acquired in lock_slow(), or past waiters in try_lock(), while
-  // holds_weigh_against_wake_ups(), and cleared when it unlocks, before the
-  // RMW that frees the word; -1 while unknown. Whether it wrote it, the
-  // holder remembers on the word's line (noted_cpu_), so that an unlock()
-  // with nothing to clear reads no other line. Each store takes the line
-  // from the waiters that read it: written at every contended acquisition,
-  // it cost poisson-rate at 1000 locks/ms on 4 threads (0.5-0.8 us holds,
-  // 8-11 us wake-ups) 14%, where the rule never fired (finding 22). A
-  // holder that came in through try_lock() alone writes nothing, so that
-  // the uncontended path makes no getcpu call: its waiters compete as they
-  // would without the rule. It only decides whether to park, never who
-  // owns the lock: relaxed.
-  void note_holder_cpu() noexcept {
-    if constexpr (parks_beside_its_holder) {
-      if (holds_weigh_against_wake_ups()) {
-        holder_cpu_.store(current_cpu<R>(), std::memory_order_relaxed);
-        noted_cpu_ = true;
-      }
+  // The holder's place, in the word (bits 56..63; 0: not noted): its carrier
+  // on a cooperative runtime, its CPU where the kernel time-slices LTs and
+  // the runtime reports it (R::cpu()), as place % 255 + 1 (beyond 255
+  // places two can share a value: it is a guess either way, since a holder
+  // may move after it noted). Only an acquisition past waiters notes it, in
+  // its acquiring RMW (a handed waiter's is the place it parked on, written
+  // by unlock()'s RMW); every RMW that frees the word, or keeps it locked
+  // for a woken waiter, clears it, so that it is 0 whenever the word is
+  // free. The uncontended path is the CAS it was, with no carrier() or
+  // getcpu call. Waiters read the place in the word they read anyway. In a
+  // field of its own, written after the acquiring CAS, it cost text-stats
+  // on Boost.Fiber and Argobots 15-25% (each store took a line that waiters
+  // poll from them within a critical section of 25-170 ns), and on the
+  // guard's line it cost poisson-rate on OS threads 14% (finding 22, where
+  // it was written only while holds_weigh_against_wake_ups()). It only
+  // decides whether to spin or park, never who owns the lock.
+  static constexpr bool notes_holder_place = parks_beside_its_holder || ends_spin_beside_its_holder;
+  static word_type place_bits(int place) noexcept {
+    return place < 0 ? 0 : (static_cast<word_type>(place) % 255 + 1) * place_one;
+  }
+  static word_type own_place() noexcept {
+    if constexpr (!notes_holder_place) {
+      return 0;
+    } else if constexpr (preemptive_v<R>) {
+      return place_bits(current_cpu<R>());
+    } else {
+      return place_bits(static_cast<int>(R::carrier()));
     }
   }
-  void forget_holder_cpu() noexcept {
-    if constexpr (parks_beside_its_holder) {
-      if (noted_cpu_) {
-        noted_cpu_ = false;
-        holder_cpu_.store(-1, std::memory_order_relaxed);
-      }
-    }
+  // The place to write with an acquisition of the free word w: only one
+  // past waiters (see above).
+  static word_type place_to_note(word_type w) noexcept { return w != 0 ? own_place() : 0; }
+  static bool holder_is_beside(word_type w) noexcept {
+    const word_type place = w & place_mask;
+    return place != 0 && place == own_place();
   }
-  // The rule's condition, for the note and for the park alike (the averages
-  // may move between the two): a wake-up has been timed, and holds are not
-  // short next to wake-ups. Where a hold is over long before a parked
-  // waiter would run again, every waiter keeps competing (finding 18), and
-  // a yield that lets the holder run costs less than the wake-up; before a
-  // wake-up is timed (one waiter, which parks only after its long wait)
-  // there is nothing to weigh, and noting would only cost.
+  // Where parks_beside_its_holder, the rule's condition: a wake-up has been
+  // timed, and holds are not short next to wake-ups. Where a hold is over
+  // long before a parked waiter would run again, every waiter keeps
+  // competing (finding 18), and a yield that lets the holder run costs less
+  // than the wake-up; before a wake-up is timed (one waiter, which parks
+  // only after its long wait) there is nothing to weigh.
   bool holds_weigh_against_wake_ups() const noexcept {
     return wake_up_ns_.load(std::memory_order_relaxed) > 0 && !holds_are_short();
   }
-  bool parks_beside_the_holder() const noexcept {
+  // A failed check that read the word `seen`.
+  bool parks_beside_the_holder(word_type seen) const noexcept {
     if constexpr (parks_beside_its_holder) {
-      const int cpu = holder_cpu_.load(std::memory_order_relaxed);
-      return cpu >= 0 && cpu == current_cpu<R>() && holds_weigh_against_wake_ups();
+      return (seen & place_mask) != 0 && holds_weigh_against_wake_ups() && holder_is_beside(seen);
     } else {
       return false;
     }
@@ -428,9 +464,13 @@ class adaptive_mutex {
   bool spin_unannounced() noexcept {
     if (waiter<R>::longest_backoff(policy_) == 0) return false;
     const std::uint32_t pauses = unannounced_pauses(policy_, pause_duration());
+    // A waiter that does not yield stays on its carrier.
+    const word_type beside_us = ends_spin_beside_its_holder ? own_place() : 0;
     for (std::uint32_t pause = 0; pause < pauses; ++pause) {
       (cpu_relax)();
-      if (try_lock()) return true;
+      word_type w = word_.load(std::memory_order_relaxed);
+      if (try_lock_from(w)) return true;
+      if (ends_spin_beside_its_holder && (w & place_mask) == beside_us) return false;
     }
     return false;
   }
@@ -463,7 +503,7 @@ class adaptive_mutex {
     bool was_woken = false;  // we hold WOKEN and must clear it (by acquiring or re-parking)
     bool lost = false;       // we set WOKEN_LOST and must clear it with WOKEN
     // acquire: see forget_hold().
-    if ((word_.load(std::memory_order_acquire) & ~locked) == 0) forget_hold();
+    if ((word_.load(std::memory_order_acquire) & ~(locked | place_mask)) == 0) forget_hold();
     // release: publishes forget_hold() to the holder's unlock_slow().
     word_.fetch_add(competing_one, std::memory_order_release);
     for (;;) {
@@ -473,18 +513,21 @@ class adaptive_mutex {
       for (;;) {
         word_type seen = word_.load(std::memory_order_relaxed);
         if (was_woken && (seen & reserved) != 0) {
-          // unlock() reserved the word for us: LOCKED stays set, it is ours.
+          // unlock() reserved the word for us: LOCKED stays set, it is ours
+          // (and no place is noted: unlock() cleared it). One add (modulo
+          // 2^64: the subtracted bits are set, the place bits clear).
           // acquire: pairs with the release that set RESERVED.
-          word_.fetch_sub(reserved | woken | (lost ? woken_lost : 0), std::memory_order_acquire);
+          word_.fetch_add(own_place() - (reserved | woken | (lost ? woken_lost : 0)), std::memory_order_acquire);
           awake_.stand_up(seat);
           return acquired(self, /*after_waiting_our_turn=*/true);
         }
         if ((seen & locked) == 0) {
-          const word_type want = (seen | locked) - (was_woken ? woken + (lost ? woken_lost : 0) : competing_one);
+          const word_type want =
+              (seen | locked | own_place()) - (was_woken ? woken + (lost ? woken_lost : 0) : competing_one);
           if (word_.compare_exchange_weak(seen, want, std::memory_order_acquire, std::memory_order_relaxed)) {
             // A woken waiter that wins ends the run of barges past the queue;
             // anyone else who wins while others wait is one more.
-            if (!was_woken && want != locked) note_barge();
+            if (!was_woken && (want & ~place_mask) != locked) note_barge();
             if constexpr (skips_wasted_wake_ups) {
               if (was_woken && last_woken_lost_.load(std::memory_order_relaxed)) {
                 last_woken_lost_.store(false, std::memory_order_relaxed);
@@ -533,7 +576,7 @@ class adaptive_mutex {
           word_.fetch_or(woken_lost, std::memory_order_relaxed);  // tells unlock() we are running
           lost = true;
         }
-        const bool may_park = park_behind_others || long_wait || parks_beside_the_holder();
+        const bool may_park = park_behind_others || long_wait || parks_beside_the_holder(seen);
         if (w.on_failure(/*may_suspend=*/may_park && !awake_.last_on_carrier(seat))) break;
       }
       if (self == nullptr) self = pool::acquire();
@@ -555,7 +598,6 @@ class adaptive_mutex {
   void acquired(node* self, bool after_waiting_our_turn) noexcept {
     if (after_waiting_our_turn) barges_ = barges_since_yield_ = 0;
     start_hold();
-    note_holder_cpu();
     if (self != nullptr) pool::release(self);
   }
 
@@ -570,6 +612,7 @@ class adaptive_mutex {
     self->lost = at_front;
     self->next = nullptr;
     self->granted_at = 0;
+    self->place = own_place();
     guard_lock();
     // acq_rel: the count must be visible to the holder's CAS in unlock() (it
     // fails and takes the slow path), and we must see whether the word is
@@ -579,9 +622,9 @@ class adaptive_mutex {
     const word_type delta = parked_one - (at_front ? woken : competing_one);
     const word_type before = word_.fetch_add(delta, std::memory_order_acq_rel);
     if (at_front && (before & reserved) != 0) {
-      // The word is ours (LOCKED stayed set): take back the parked count and
-      // the reservation.
-      word_.fetch_sub(parked_one + reserved, std::memory_order_relaxed);
+      // The word is ours (LOCKED stayed set, no place noted): take back the
+      // parked count and the reservation, and note our place.
+      word_.fetch_add(own_place() - (parked_one + reserved), std::memory_order_relaxed);
       guard_unlock();
       self->handed_lock = true;
       return true;
@@ -644,13 +687,17 @@ class adaptive_mutex {
         // and waiting yields, so it gets to run if it is not running. If it
         // is re-parking meanwhile, park() finds the reservation.
         // release: pairs with the woken waiter's acquire.
-        if (word_.compare_exchange_weak(w, w | reserved, std::memory_order_release, std::memory_order_relaxed)) return;
+        if (word_.compare_exchange_weak(w, (w | reserved) & ~place_mask, std::memory_order_release,
+                                        std::memory_order_relaxed)) {
+          return;
+        }
         continue;
       }
       if (!has_parked(w) || (w & woken) != 0 || (wake_up_is_wasted(w) && !due)) {
         // Nobody to wake, a woken one that has not run, or a wake-up that a
         // competing waiter would make useless.
-        if (word_.compare_exchange_weak(w, w & ~locked, std::memory_order_release, std::memory_order_relaxed)) {
+        if (word_.compare_exchange_weak(w, w & ~(locked | place_mask), std::memory_order_release,
+                                        std::memory_order_relaxed)) {
           if (yield_due && has_awake(w)) R::yield();
           return;
         }
@@ -684,12 +731,14 @@ class adaptive_mutex {
       // The word stays LOCKED: ownership passes to n, whose grant below
       // carries our critical section (release/acquire on its flag).
       n->handed_lock = true;
-      word_.fetch_sub(parked_one, std::memory_order_relaxed);
+      // n's place replaces ours: one add (modulo 2^64, as below).
+      word_.fetch_add(n->place - parked_one - (w & place_mask), std::memory_order_relaxed);
     } else {
-      // Free the word, mark n woken, take it out of the count: one add
-      // (modulo 2^64: the subtractions cannot borrow, the bits are set).
+      // Free the word, mark n woken, take it out of the count, clear our
+      // place: one add (modulo 2^64: the subtractions cannot borrow, the
+      // bits are set).
       // release: pairs with the acquire CAS of the next holder.
-      word_.fetch_add(woken - parked_one - locked, std::memory_order_release);
+      word_.fetch_add(woken - parked_one - locked - (w & place_mask), std::memory_order_release);
     }
     n->flag.grant();
     if (yield_due && !hand_to_n) R::yield();  // n may be in our carrier's ready queue
@@ -744,7 +793,6 @@ class adaptive_mutex {
   std::uint32_t wake_ups_ = 0;           // holder only
   std::atomic<std::int64_t> held_since_{0};  // clock_ns() of a timed hold's start; 0: none
   std::atomic<std::int64_t> hold_ns_{0};     // moving average of the timed holds
-  bool noted_cpu_ = false;                   // holder only: this holder wrote holder_cpu_
   alignas(detail::cache_line_size) std::atomic<bool> guard_{false};  // guards head_, tail_ and the parked count
   node* head_ = nullptr;  // oldest parked waiter
   node* tail_ = nullptr;
@@ -758,9 +806,6 @@ class adaptive_mutex {
   std::uint32_t barge_limit_;
   std::uint32_t patience_;  // barge_limit_ x patience_factor
   std::atomic<std::int64_t> wake_up_ns_{0};  // moving average of the timed wake-ups; written by woken or handed waiters
-  // Where parks_beside_its_holder (see note_holder_cpu()). Not on the word's
-  // line, which unannounced spinners poll at every pause.
-  std::atomic<int> holder_cpu_{-1};
   [[no_unique_address]] std::conditional_t<idle_carriers_steal_v<R>, no_awake_counts, awake_counts> awake_;
 };
 
