@@ -48,11 +48,11 @@
 //   competes like TTAS (where idle carriers steal, for at most 256 failed
 //   checks).
 // Waits: lock() on the word (an unannounced spin of 2 x max_backoff
-//   pauses and at least 400 ns, then spin -> yield until it parks, when
-//   and as Algorithm says); parked, on its own node (one check, then
-//   suspend); the queue guard (spin -> yield, a few pointer writes). unlock() yields once every
-//   barge_limit acquisitions past waiters while a hand-off is due and
-//   nobody who has run can take it.
+//   pauses and at least 400 ns, unless beside the holder, then spin ->
+//   yield until it parks, as Algorithm says); parked, on its own node (one
+//   check, then suspend); the queue guard (spin -> yield, a few pointer
+//   writes). unlock() yields once every barge_limit acquisitions past
+//   waiters while a hand-off is due and nobody who has run can take it.
 // Space: two cache lines per mutex (three where idle carriers do not steal);
 //   one pooled node per parked LT. At most 2^28 - 1 competing and 2^24 - 1
 //   parked LTs per mutex (the word's fields).
@@ -137,9 +137,9 @@ class adaptive_mutex {
   // and competes, yielding at every failed check (see spin_unannounced()).
   // In high-contention with one carrier (the critical section yields) each
   // waiter spun its 400 ns for nothing at each of the holder's yields: on
-  // Boost.Fiber at 4-64 LTs 0.85-0.89 of boost::fibers::mutex, and the rule
-  // gained 8-18% on Boost.Fiber, Argobots and our scheduler
-  // (docs/ADAPTIVE.md, finding 23).
+  // Boost.Fiber at 4-64 LTs 0.84-0.89 of boost::fibers::mutex; with the
+  // rule the lock ran at 1.03-1.18 of itself without it on Boost.Fiber,
+  // Argobots and our scheduler (docs/ADAPTIVE.md, finding 23).
   static constexpr bool ends_spin_beside_its_holder = !preemptive_v<R>;
 
   // Before it counts itself in the word, a waiter polls it for
