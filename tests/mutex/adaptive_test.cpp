@@ -653,9 +653,10 @@ TEST(adaptive_mutex, a_waiter_on_another_cpu_than_its_holder_or_not_time_sliced_
 // unannounced spin is as long as the policy allows (2 x 2^16 pauses): a
 // waiter beside its holder ends it at its first poll, any other spins it
 // all, since on one real carrier the holder cannot run meanwhile. Every
-// hold after the first begins in lock_slow(), which notes the holder's
-// carrier. Returns the median time of a lock() call that did not acquire
-// at once (its spin, if any, and the rest of the holder's hold).
+// hold after the first is taken in lock_slow(), by the LT that waited, and
+// every acquisition there notes the holder's carrier. Returns the median
+// time of a lock() call that did not acquire at once (its spin, if any, and
+// the rest of the holder's hold).
 std::chrono::nanoseconds median_contended_lock(std::array<unsigned, 2> carriers, int rounds) {
   using R = assigned_carriers_runtime</*IdleCarriersSteal=*/false>;
   R::reset();
@@ -684,14 +685,14 @@ TEST(adaptive_mutex, on_a_cooperative_runtime_a_waiter_beside_its_holder_does_no
   // Beside its holder a waiter's spin cannot end in an acquisition: the
   // holder runs only once the waiter yields. So it ends the spin at once
   // and competes (one check and a yield each time the holder yields). The
-  // control, on another carrier, spins 2^17 pauses (0.1 ms at 1 ns a pause,
-  // 1.7-3.3 ms on our machines) before it yields.
+  // control, on another carrier, spins 2^17 pauses (1.7-3.3 ms on our
+  // machines; 0.7 us beside) before it yields. With the rule disabled both
+  // take 2.3-2.7 ms.
   const auto beside = median_contended_lock({0, 0}, 40);
   const auto elsewhere = median_contended_lock({0, 1}, 40);
   std::printf("[ info     ] median contended lock(): beside %lld ns, elsewhere %lld ns\n",
               static_cast<long long>(beside.count()), static_cast<long long>(elsewhere.count()));
   EXPECT_GT(elsewhere, 10 * beside);
-  EXPECT_GT(elsewhere, std::chrono::nanoseconds{1u << 17});  // the control spun
 }
 
 // `lts` LTs (2 unless given) on one carrier (where idle carriers steal,

@@ -3,10 +3,10 @@
 //
 // Algorithm: one 64-bit word = LOCKED | WOKEN | RESERVED | WOKEN_LOST, a
 //   count of competing and a count of parked waiters, and the holder's
-//   carrier (CPU on OS threads) if it passed waiters. A waiter first spins
-//   briefly without a trace in the word (polling it, no yield, at least
-//   400 ns: a short critical section on another carrier ends; on a
-//   cooperative runtime not on its holder's carrier, where it cannot); then it
+//   carrier (CPU on OS threads) unless it came in uncontended. A waiter
+//   first spins briefly without a trace in the word (polling it, no yield,
+//   at least 400 ns: a short critical section on another carrier ends; on a
+//   cooperative runtime not beside a holder noted on its carrier); then it
 //   counts itself and competes for the word with the runtime's wait policy
 //   (spin -> yield), as in TTAS; it parks in a FIFO queue at its first
 //   failed check made while another waiter competes (while it is the only
@@ -325,19 +325,22 @@ class adaptive_mutex {
   // A waiter about to count itself in a word without waiters (read with
   // acquire, so that it sees the time of the holder whose release it read).
   // A holder that came in through try_lock() times nothing, and the holder
-  // before it, if it acquired in lock_slow(), may have left its time: its
-  // unlock() took the fast path (nobody waited). The release of the count
-  // that follows makes the holder's unlock_slow() see the cleared time. Two
-  // imperfections, both bounded by end_hold()'s caps: a waiter that read
-  // the word just before the last counted waiter acquired does not clear;
-  // and a waiter that arrives while a holder that came in through
-  // lock_slow() alone holds clears that holder's own time, so a lone waiter
-  // gets its holds timed only while other waiters are counted (paper-coop
-  // at 4 or more LTs; at 2, seldom).
+  // before it, if it acquired in lock_slow() where no place is noted
+  // (!notes_holder_place), may have left its time: its unlock() took the
+  // fast path (nobody waited). (Where places are noted, such a holder
+  // unlocks through unlock_slow(), which ends its time.) The release of the
+  // count that follows makes the holder's unlock_slow() see the cleared
+  // time. Two imperfections, both bounded by end_hold()'s caps: a waiter
+  // that read the word just before the last counted waiter acquired does
+  // not clear; and a waiter that arrives while a holder that came in
+  // through lock_slow() alone holds clears that holder's own time, so a
+  // lone waiter gets its holds timed only while other waiters are counted
+  // or, where places are noted, when nobody arrives during its hold.
   void forget_hold() noexcept {
     if (held_since_.load(std::memory_order_relaxed) != 0) held_since_.store(0, std::memory_order_relaxed);
   }
-  // Holder, in unlock_slow(), after the failed CAS that saw a waiter.
+  // Holder, in unlock_slow(), after its unlock CAS failed: it saw a waiter,
+  // or the holder's own noted place.
   void end_hold() noexcept {
     // acquire: pairs with the release of the count that forget_hold()
     // precedes. This load reads that count or a later value, and every
@@ -389,13 +392,17 @@ class adaptive_mutex {
   // The holder's place, in the word (bits 56..63; 0: not noted): its carrier
   // on a cooperative runtime, its CPU where the kernel time-slices LTs and
   // the runtime reports it (R::cpu()), as place % 255 + 1 (beyond 255
-  // places two can share a value: it is a guess either way, since a holder
-  // may move after it noted). Only an acquisition past waiters notes it, in
-  // its acquiring RMW (a handed waiter's is the place it parked on, written
-  // by unlock()'s RMW); every RMW that frees the word, or keeps it locked
-  // for a woken waiter, clears it, so that it is 0 whenever the word is
-  // free. The uncontended path is the CAS it was, with no carrier() or
-  // getcpu call. Waiters read the place in the word they read anyway. In a
+  // places two can share a value, and carrier indices count every carrier
+  // the process started: it is a guess either way, since a holder may move
+  // after it noted). Every acquisition in lock_slow() notes it in its
+  // acquiring RMW (a handed waiter's is the place it parked on, written by
+  // unlock()'s RMW), and so does try_lock() past waiters; an uncontended
+  // try_lock() notes none, so the uncontended path is the CAS it was, with
+  // no carrier() or getcpu call. A holder that noted one unlocks through
+  // unlock_slow() even if nobody waits any more, and so its hold is timed
+  // (see forget_hold()). Every RMW that frees the word, or keeps it locked
+  // for a woken waiter, clears the place: it is 0 whenever the word is
+  // free. Waiters read the place in the word they read anyway. In a
   // field of its own, written after the acquiring CAS, it cost text-stats
   // on Boost.Fiber and Argobots 15-25% (each store took a line that waiters
   // poll from them within a critical section of 25-170 ns), and on the
@@ -451,8 +458,9 @@ class adaptive_mutex {
   // threads) and for at least unannounced_spin_floor, 400 ns (on fibers that
   // decides: 16-33 pauses on our machines; none with max_backoff 0, which does
   // not time the pause either), reading the word after every pause and trying
-  // as soon as it reads it free (try_lock() reads before its CAS: while the
-  // word is held, each poll only reads its cache line and writes nothing). A
+  // as soon as it reads it free (it CASes only a word it read free: while
+  // the word is held, each poll only reads its cache line and writes
+  // nothing). A
   // short critical section on another carrier is over by then, and the
   // announcement is saved: the waiter's count would take the word's line from
   // the holder, whose unlock CAS would then fail and go round unlock_slow(),
@@ -460,7 +468,8 @@ class adaptive_mutex {
   // (measured: docs/ADAPTIVE.md, findings 8, 9 and 20). It never yields, so it
   // never leaves an uncounted waiter in a ready queue behind a holder that
   // never waits (the session 4 hang, "Liveness"); a waiter that yields is
-  // counted.
+  // counted. On a cooperative runtime it ends at once where the word notes
+  // the holder on the waiter's own carrier (ends_spin_beside_its_holder).
   bool spin_unannounced() noexcept {
     if (waiter<R>::longest_backoff(policy_) == 0) return false;
     const std::uint32_t pauses = unannounced_pauses(policy_, pause_duration());
@@ -470,7 +479,7 @@ class adaptive_mutex {
       (cpu_relax)();
       word_type w = word_.load(std::memory_order_relaxed);
       if (try_lock_from(w)) return true;
-      if (ends_spin_beside_its_holder && (w & place_mask) == beside_us) return false;
+      if (ends_spin_beside_its_holder && beside_us != 0 && (w & place_mask) == beside_us) return false;
     }
     return false;
   }
@@ -781,7 +790,8 @@ class adaptive_mutex {
   }
   void guard_unlock() noexcept { guard_.store(false, std::memory_order_release); }
 
-  // LOCKED | WOKEN | RESERVED | WOKEN_LOST | competing count | parked count
+  // LOCKED | WOKEN | RESERVED | WOKEN_LOST | competing count | parked count |
+  // holder's place
   alignas(detail::cache_line_size) std::atomic<word_type> word_{0};
   // Holder only: acquisitions past waiters since the last turn (a woken or
   // handed waiter acquired), and since the last such yield in unlock().
