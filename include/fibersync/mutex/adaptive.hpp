@@ -138,7 +138,7 @@ class adaptive_mutex {
   // In high-contention with one carrier (the critical section yields) each
   // waiter spun its 400 ns for nothing at each of the holder's yields: on
   // Boost.Fiber at 4-64 LTs 0.84-0.89 of boost::fibers::mutex; with the
-  // rule the lock ran at 1.03-1.18 of itself without it on Boost.Fiber,
+  // rule the lock ran at 1.03-1.19 of itself without it on Boost.Fiber,
   // Argobots and our scheduler (docs/ADAPTIVE.md, finding 23).
   static constexpr bool ends_spin_beside_its_holder = !preemptive_v<R>;
 
