@@ -425,9 +425,10 @@ class adaptive_mutex {
   // The place to write with an acquisition of the free word w: only one
   // past waiters (see above).
   static word_type place_to_note(word_type w) noexcept { return w != 0 ? own_place() : 0; }
-  static bool holder_is_beside(word_type w) noexcept {
-    const word_type place = w & place_mask;
-    return place != 0 && place == own_place();
+  // Whether the word w notes its holder at `place` (own_place() of the
+  // caller; 0, no place, never matches).
+  static bool holder_noted_at(word_type w, word_type place) noexcept {
+    return place != 0 && (w & place_mask) == place;
   }
   // Where parks_beside_its_holder, the rule's condition: a wake-up has been
   // timed, and holds are not short next to wake-ups. Where a hold is over
@@ -441,7 +442,8 @@ class adaptive_mutex {
   // A failed check that read the word `seen`.
   bool parks_beside_the_holder(word_type seen) const noexcept {
     if constexpr (parks_beside_its_holder) {
-      return (seen & place_mask) != 0 && holds_weigh_against_wake_ups() && holder_is_beside(seen);
+      // The cheap test first: no place noted, no getcpu call.
+      return (seen & place_mask) != 0 && holds_weigh_against_wake_ups() && holder_noted_at(seen, own_place());
     } else {
       return false;
     }
@@ -460,10 +462,9 @@ class adaptive_mutex {
   // not time the pause either), reading the word after every pause and trying
   // as soon as it reads it free (it CASes only a word it read free: while
   // the word is held, each poll only reads its cache line and writes
-  // nothing). A
-  // short critical section on another carrier is over by then, and the
-  // announcement is saved: the waiter's count would take the word's line from
-  // the holder, whose unlock CAS would then fail and go round unlock_slow(),
+  // nothing). A short critical section on another carrier is over by then,
+  // and the announcement is saved: the waiter's count would take the word's
+  // line from the holder, whose unlock CAS would then fail and go round unlock_slow(),
   // and a counted waiter yields, parks behind others and is handed the lock
   // (measured: docs/ADAPTIVE.md, findings 8, 9 and 20). It never yields, so it
   // never leaves an uncounted waiter in a ready queue behind a holder that
@@ -479,7 +480,7 @@ class adaptive_mutex {
       (cpu_relax)();
       word_type w = word_.load(std::memory_order_relaxed);
       if (try_lock_from(w)) return true;
-      if (ends_spin_beside_its_holder && beside_us != 0 && (w & place_mask) == beside_us) return false;
+      if (ends_spin_beside_its_holder && holder_noted_at(w, beside_us)) return false;
     }
     return false;
   }
