@@ -254,8 +254,9 @@ class adaptive_mutex {
   // waiters all park idles, while the lock's holder and its spawned work
   // queue on another carrier (paper-coop and low-contention at 64 LTs ran at
   // 0.5-0.76 CPU utilisation, docs/ADAPTIVE.md finding 7). Carriers share a
-  // slot modulo carrier_slots, so beyond 16 carriers the rule weakens to
-  // "the last awake waiter of a group of carriers". A waiter that migrates
+  // slot modulo carrier_slots (32 with 128-byte lines), so beyond that many
+  // carriers the rule weakens to "the last awake waiter of a group of
+  // carriers". A waiter that migrates
   // (Boost.Fiber steals) moves its count at its next failed check. The counts
   // only decide whether to park, never who owns the lock: relaxed is enough.
   using carrier_seat = unsigned;

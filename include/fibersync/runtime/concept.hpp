@@ -56,7 +56,7 @@
 // round of its carrier's ready queue. A parking mutex may then rely on a
 // yielding waiter to take a released lock soon only where this is false
 // (adaptive_mutex, where idle carriers also steal, does not wake a parked
-// waiter while another competes).
+// waiter while another competes and the last woken one lost to it).
 // Read it through preemptive_v<R>, which is false when the member is absent.
 //
 // Optional: `static int cpu() noexcept`, the processor (numbered as the OS

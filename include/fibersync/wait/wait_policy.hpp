@@ -9,8 +9,11 @@
 //               the cooperative deadlock);
 //   3. suspend: from the `suspend_after`-th failed check on, park the LT and
 //               let the lock holder resume it at hand-over. Only reached where
-//               a waiter waits on a flag of its own (MCS, CLH, HMCS, CNA,
-//               NUMA-MCS); elsewhere the waiter stays in phases 1-2.
+//               the holder can name the waiter: it waits on a flag of its
+//               own (MCS, CLH, HMCS, CNA, NUMA-MCS), or, in adaptive_mutex,
+//               it moves from the shared word to a queued node of its own
+//               at `advance`; on a shared word alone (TTAS, ticket) the
+//               waiter stays in phases 1-2.
 // A zero disables the phase: yield_every = 0 never yields (OS threads only),
 // suspend_after = 0 never suspends.
 #pragma once

@@ -4,8 +4,10 @@
 // failure costs: a capped exponential spin, a yield every `yield_every`
 // failures, and from `suspend_after` failures on the answer `advance`, which
 // tells a queue lock to park the LT (wait/handover.hpp does that part). A lock
-// whose waiters wait on a shared word (TTAS, ticket) never suspends: nobody
-// would know whom to resume, so it calls `wait_until(..., may_suspend=false)`.
+// whose waiters wait only on a shared word (TTAS, ticket) never suspends:
+// nobody would know whom to resume, so it calls `wait_until(...,
+// may_suspend=false)`. adaptive_mutex's waiters compete on its word and, at
+// `advance`, queue a node of their own and park there.
 #pragma once
 
 #include <algorithm>
