@@ -1,4 +1,4 @@
-"""Command line: ``fibersync-report {html,compare,rank,check-trace}``.
+"""Command line: ``fibersync-report {html,compare,rank,leaders,check-trace}``.
 
 Exit status: 0 success; 1 ``check-trace`` found an invalid trace or a
 migration count other than ``--expect-migrations``; 2 bad usage or an input
@@ -59,6 +59,19 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _names(parts: list[str]) -> list[str]:
+    """The names of a repeatable comma-list option, once each, sorted."""
+    return sorted({m.strip() for part in parts for m in part.split(",") if m.strip()})
+
+
+def _unknown_ignored(ignore: list[str], results) -> str | None:
+    """The error for --ignore names that no run has, if any: a misspelt name
+    would leave the copy it meant in the comparison, silently."""
+    present = {run.get("mutex") for run in results.runs}
+    unknown = [m for m in ignore if m not in present]
+    return f"--ignore: no run has mutex {', '.join(unknown)}" if unknown else None
+
+
 def _cmd_rank(args: argparse.Namespace) -> int:
     from .load import LoadError, load_results
     from .rank import format_rank, rank
@@ -67,14 +80,11 @@ def _cmd_rank(args: argparse.Namespace) -> int:
         results = load_results(args.results)
     except LoadError as exc:
         return _error(str(exc))
-    ignore = sorted({m.strip() for part in args.ignore for m in part.split(",") if m.strip()})
+    ignore = _names(args.ignore)
     if args.mutex in ignore:
         return _error(f"--ignore names the ranked mutex {args.mutex}")
-    # A misspelt name would leave the copy it meant in the comparison, silently.
-    present = {run.get("mutex") for run in results.runs}
-    unknown = [m for m in ignore if m not in present]
-    if unknown:
-        return _error(f"--ignore: no run has mutex {', '.join(unknown)}")
+    if (problem := _unknown_ignored(ignore, results)) is not None:
+        return _error(problem)
     rows = rank(results, args.mutex, ignore)
     if not rows:
         after = f" (after --ignore {','.join(ignore)})" if ignore else ""
@@ -87,6 +97,32 @@ def _cmd_rank(args: argparse.Namespace) -> int:
         except ValueError as exc:
             return _error(str(exc))
     sys.stdout.write(format_rank(rows, args.mutex, worst=args.worst, ignored=ignore))
+    return EXIT_OK
+
+
+def _cmd_leaders(args: argparse.Namespace) -> int:
+    from .leaders import format_leaders, leaders, mutexes_of
+    from .load import LoadError, load_results
+
+    try:
+        results = load_results(args.results)
+    except LoadError as exc:
+        return _error(str(exc))
+    ignore = _names(args.ignore)
+    if (problem := _unknown_ignored(ignore, results)) is not None:
+        return _error(problem)
+    groups = leaders(results, args.min_lts, ignore)
+    if not groups:
+        return _error(f"no configuration with {args.min_lts} or more LTs")
+    known = mutexes_of(groups)
+    columns = [m.strip() for part in args.mutexes for m in part.split(",") if m.strip()] or known
+    unknown = [m for m in columns if m not in known]
+    if unknown:
+        return _error(
+            f"--mutexes: no load has mutex {', '.join(unknown)} in every configuration "
+            f"(known: {', '.join(known)})"
+        )
+    sys.stdout.write(format_leaders(groups, columns, args.min_lts))
     return EXIT_OK
 
 
@@ -184,6 +220,38 @@ def build_parser() -> argparse.ArgumentParser:
         help="also draw the ratio of every configuration, one panel per scenario, into FILE (.png or .svg)",
     )
     p.set_defaults(func=_cmd_rank)
+
+    p = sub.add_parser(
+        "leaders",
+        help="which mutex leads each load and runtime, and how close every mutex stays",
+        description="Per load (scenario and runtime): each mutex's median throughput over the best "
+        "median of each configuration, the library included; geometric mean and lowest ratio "
+        "(Markdown).",
+    )
+    p.add_argument("results", nargs="+", metavar="RESULTS", help="result files or directories")
+    p.add_argument(
+        "--mutexes",
+        action="append",
+        default=[],
+        metavar="M[,M...]",
+        help="the columns (default: every mutex that ran in every configuration of some load); "
+        "repeatable",
+    )
+    p.add_argument(
+        "--min-lts",
+        type=_non_negative,
+        default=2,
+        metavar="N",
+        help="leave out configurations with fewer LTs (default 2: one LT is the uncontended path)",
+    )
+    p.add_argument(
+        "--ignore",
+        action="append",
+        default=[],
+        metavar="M[,M...]",
+        help="leave these mutexes out entirely (e.g. the copies of an A/B sweep); repeatable",
+    )
+    p.set_defaults(func=_cmd_leaders)
 
     p = sub.add_parser(
         "check-trace",

@@ -10,6 +10,22 @@ RESULTS = DATA / "results"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
+def harness_runs(mutex, values, lts=4, scenario="hot-handover", runtime="boost_fiber", **extra):
+    """One harness run per value (its throughput), repetitions 0, 1, ..."""
+    return [
+        dict(
+            scenario=scenario,
+            runtime=runtime,
+            mutex=mutex,
+            lts=lts,
+            repetition=i,
+            throughput_per_ms=v,
+            **extra,
+        )
+        for i, v in enumerate(values)
+    ]
+
+
 def write_runs(path: Path, rows: list[dict]) -> Path:
     """Write harness-style CSV rows (columns = union of the dicts' keys, in order)."""
     columns: list[str] = []

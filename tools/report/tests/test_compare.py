@@ -11,24 +11,15 @@ import pytest
 from fibersync_report import cli
 from fibersync_report.compare import compare, format_table, p_value, verdict
 from fibersync_report.load import load_results
-from support import write_runs
+from support import harness_runs, write_runs
 
 rng = np.random.default_rng(7)
 
 
 def runs(mutex, values, lts=4, scenario="high-contention", runtime="os_threads", **extra):
-    return [
-        dict(
-            scenario=scenario,
-            runtime=runtime,
-            mutex=mutex,
-            lts=lts,
-            repetition=i,
-            throughput_per_ms=float(v),
-            **extra,
-        )
-        for i, v in enumerate(values)
-    ]
+    return harness_runs(
+        mutex, [float(v) for v in values], lts=lts, scenario=scenario, runtime=runtime, **extra
+    )
 
 
 @pytest.fixture()

@@ -5,14 +5,8 @@ from __future__ import annotations
 from fibersync_report import cli
 from fibersync_report.load import load_results
 from fibersync_report.rank import format_interval, format_rank, rank
+from support import harness_runs as _runs
 from support import write_runs
-
-
-def _runs(mutex, values, lts=4, runtime="boost_fiber"):
-    return [
-        dict(scenario="hot-handover", runtime=runtime, mutex=mutex, lts=lts, repetition=i, throughput_per_ms=v)
-        for i, v in enumerate(values)
-    ]
 
 
 def test_ratios_use_medians_and_exclude_library_from_best(tmp_path):
