@@ -3,7 +3,8 @@
 # loop preset on every runtime of this build, 1..64 LTs, every mutex, then
 # ranks `adaptive` against the best other fibersync mutex and the library
 # (fibersync-report rank). Needs a Release build (scripts/main.sh makes one)
-# and the report tool (.venv); writes OUTDIR/rank.md and OUTDIR/rank.png.
+# and the report tool (.venv); writes OUTDIR/rank.md, OUTDIR/rank.png and
+# OUTDIR/leaders.md (fibersync-report leaders: which lock leads each load).
 # About 50 minutes on 2 cores (5 repetitions; REPS=3 takes ~30 but leaves
 # the rank without its resampled interval); run it on an idle machine.
 # BENCH=path selects another build (e.g. one with Argobots).
@@ -43,7 +44,9 @@ shopt -s nullglob
 jsons=("$out"/*.json)
 [ ${#jsons[@]} -gt 0 ] || { echo "measure-adaptive: no preset finished" >&2; exit 1; }
 .venv/bin/fibersync-report rank "${jsons[@]}" --worst 25 --plot "$out/rank.png" | tee "$out/rank.md"
-echo "measure-adaptive: ranking in $out/rank.md, figure in $out/rank.png" >&2
+# Which lock leads each load (docs/algorithms.md, "Per load, measured").
+.venv/bin/fibersync-report leaders "${jsons[@]}" > "$out/leaders.md"
+echo "measure-adaptive: ranking in $out/rank.md, figure in $out/rank.png, leaders per load in $out/leaders.md" >&2
 if [ ${#failed[@]} -gt 0 ]; then
   echo "measure-adaptive: presets with failed runs (ranked from their completed runs): ${failed[*]}" >&2
   exit 1
