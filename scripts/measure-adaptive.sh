@@ -45,7 +45,8 @@ jsons=("$out"/*.json)
 [ ${#jsons[@]} -gt 0 ] || { echo "measure-adaptive: no preset finished" >&2; exit 1; }
 .venv/bin/fibersync-report rank "${jsons[@]}" --worst 25 --plot "$out/rank.png" | tee "$out/rank.md"
 # Which lock leads each load (docs/algorithms.md, "Per load, measured").
-.venv/bin/fibersync-report leaders "${jsons[@]}" > "$out/leaders.md"
+.venv/bin/fibersync-report leaders "${jsons[@]}" > "$out/leaders.md" ||
+  echo "measure-adaptive: no leaders table (see the error above)" >&2
 echo "measure-adaptive: ranking in $out/rank.md, figure in $out/rank.png, leaders per load in $out/leaders.md" >&2
 if [ ${#failed[@]} -gt 0 ]; then
   echo "measure-adaptive: presets with failed runs (ranked from their completed runs): ${failed[*]}" >&2

@@ -108,14 +108,27 @@ def _cmd_leaders(args: argparse.Namespace) -> int:
         results = load_results(args.results)
     except LoadError as exc:
         return _error(str(exc))
+    if not results.runs:
+        return _error("no C++ harness runs in the input (leaders reads fibersync-bench results)")
     ignore = _names(args.ignore)
     if (problem := _unknown_ignored(ignore, results)) is not None:
         return _error(problem)
+    # In the order given, once each.
+    named = (m.strip() for part in args.mutexes for m in part.split(",") if m.strip())
+    columns = list(dict.fromkeys(named))
+    if ignored_columns := [m for m in columns if m in ignore]:
+        return _error(
+            f"--mutexes names a mutex that --ignore leaves out: {', '.join(ignored_columns)}"
+        )
     groups = leaders(results, args.min_lts, ignore)
     if not groups:
-        return _error(f"no configuration with {args.min_lts} or more LTs")
+        after = f" after --ignore {','.join(ignore)}" if ignore else ""
+        return _error(
+            f"no configuration with {args.min_lts} or more LTs and a positive best "
+            f"throughput{after}"
+        )
     known = mutexes_of(groups)
-    columns = [m.strip() for part in args.mutexes for m in part.split(",") if m.strip()] or known
+    columns = columns or known
     unknown = [m for m in columns if m not in known]
     if unknown:
         return _error(

@@ -78,7 +78,10 @@ def leaders(results: Results, min_lts: int = 2, ignore: Sequence[str] = ()) -> l
             continue
         key = tuple(run.get(k) for k in POINT_KEYS)
         samples.setdefault(key, {}).setdefault(run["mutex"], []).append(float(value))
-    group_of = {k: tuple(dict(zip(POINT_KEYS, k))[g] for g in GROUP_KEYS) for k in samples}
+    # An unset topology or pinning and its default name are one setting.
+    group_of = {
+        k: tuple(_setting(dict(zip(POINT_KEYS, k))[g]) for g in GROUP_KEYS) for k in samples
+    }
     ratios: dict[tuple, dict[str, list[float]]] = {}
     counts: dict[tuple, int] = {}
     for key, by_mutex in samples.items():
@@ -91,7 +94,7 @@ def leaders(results: Results, min_lts: int = 2, ignore: Sequence[str] = ()) -> l
         for m, v in medians.items():
             ratios.setdefault(group, {}).setdefault(m, []).append(v / best)
     groups = []
-    for group in sorted(counts, key=lambda g: tuple("" if v is None else str(v) for v in g)):
+    for group in sorted(counts, key=lambda g: tuple(map(_order, g))):
         standings = {
             m: Standing(_geometric_mean(r), min(r))
             for m, r in ratios[group].items()
@@ -99,6 +102,20 @@ def leaders(results: Results, min_lts: int = 2, ignore: Sequence[str] = ()) -> l
         }
         groups.append(LoadGroup(dict(zip(GROUP_KEYS, group)), counts[group], standings))
     return groups
+
+
+def _setting(value: Any) -> Any:
+    return None if value in _UNSET else value
+
+
+def _order(value: Any) -> tuple:
+    """Sort key of a setting: unset first, then numbers by value (2 before
+    10), then names."""
+    if value is None:
+        return (0, 0, "")
+    if isinstance(value, (int, float)):
+        return (1, value, "")
+    return (2, 0, str(value))
 
 
 def _geometric_mean(values: Sequence[float]) -> float:
@@ -128,7 +145,7 @@ def format_leaders(groups: Sequence[LoadGroup], columns: Sequence[str], min_lts:
         + (["setting"] if show_rest else [])
         + ["configurations", "leader", *columns]
     )
-    common = next(iter(settings)) if not show_rest else ""
+    common = next(iter(settings), "") if not show_rest else ""
     lines = [
         f"Per load: each mutex's median throughput over the best median of every configuration "
         f"with >= {min_lts} LTs (the library included); geometric mean of those ratios (lowest in "

@@ -129,3 +129,70 @@ def test_cli_leaders_table_and_errors(tmp_path, capsys):
         captured = capsys.readouterr()
         assert captured.out == ""
         assert len(captured.err.strip().splitlines()) == 1 and message in captured.err
+
+
+def test_the_leader_has_the_highest_mean_not_the_highest_lowest(tmp_path):
+    runs = (
+        # steady: 0.8 and 0.8; swinging: 1.0 and 0.7 -> mean 0.84 but lowest 0.7
+        _runs("steady", [80] * 3, lts=2)
+        + _runs("swinging", [100] * 3, lts=2)
+        + _runs("steady", [80] * 3, lts=4)
+        + _runs("swinging", [70] * 3, lts=4)
+        + _runs("top", [100] * 3, lts=4)
+    )
+    (group,) = leaders(_load(tmp_path, runs))
+    assert "top" not in group.standings  # not at 2 LTs
+    assert group.standings["steady"].lowest > group.standings["swinging"].lowest
+    assert group.leader == "swinging"
+
+
+def test_a_tie_goes_to_the_first_name_whatever_the_input_order(tmp_path):
+    runs = _runs("zz", [5] * 3) + _runs("aa", [5] * 3)
+    (group,) = leaders(_load(tmp_path, runs))
+    assert group.leader == "aa"
+
+
+def test_topology_and_pinning_separate_loads_and_numbers_sort_as_numbers(tmp_path):
+    runs = (
+        _runs("adaptive", [1] * 3, carriers=10)
+        + _runs("adaptive", [1] * 3, carriers=2)
+        + _runs("adaptive", [1] * 3, carriers=2, topology="2x1", pinning="compact")
+        + _runs("adaptive", [1] * 3, carriers=2, topology="machine", pinning="none")
+    )
+    groups = leaders(_load(tmp_path, runs))
+    labels = [(g.label["carriers"], g.label["topology"], g.label["pinning"]) for g in groups]
+    # machine/none is the unset setting: one load with the plain carriers=2 runs.
+    assert labels == [(2, None, None), (2, "2x1", "compact"), (10, None, None)]
+    # (two configurations in it, as rank counts them: the keys differ)
+    assert groups[0].configurations == 2
+    assert format_leaders([], ["adaptive"]).count("\n") == 4  # no groups: just the head
+
+
+def test_a_configuration_without_a_positive_best_counts_nowhere(tmp_path):
+    runs = _runs("adaptive", [0] * 3, lts=2) + _runs("ttas", [0] * 3, lts=2)
+    runs += _runs("adaptive", [4] * 3, lts=4) + _runs("ttas", [2] * 3, lts=4)
+    (group,) = leaders(_load(tmp_path, runs))
+    assert group.configurations == 1 and group.standings["ttas"].mean == 0.5
+    path = write_runs(tmp_path / "zero.csv", _runs("adaptive", [0] * 3))
+    assert cli.main(["leaders", str(path)]) == 2
+
+
+def test_cli_refuses_what_it_cannot_answer(tmp_path, capsys):
+    path = write_runs(tmp_path / "r.csv", _runs("adaptive", [1] * 3) + _runs("mcs", [2] * 3))
+    java = write_runs(
+        tmp_path / "java.csv",
+        [dict(benchmark="HighContention", lock="NumaMcsLock", threads=4, score=1.0, unit="ops/ms")],
+    )
+    for argv, message in [
+        (["leaders", str(path), "--mutexes", "mcs", "--ignore", "mcs"], "--ignore leaves out: mcs"),
+        (["leaders", str(path), "--ignore", "adaptive,mcs"], "after --ignore adaptive,mcs"),
+    ]:
+        assert cli.main(argv) == 2
+        captured = capsys.readouterr()
+        assert captured.out == "" and len(captured.err.strip().splitlines()) == 1
+        assert message in captured.err
+    assert cli.main(["leaders", str(path), "--mutexes", "mcs,adaptive,mcs"]) == 0
+    assert "| leader | mcs | adaptive |\n" in capsys.readouterr().out
+    code = cli.main(["leaders", str(java)])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == "" and len(captured.err.strip().splitlines()) == 1
