@@ -256,9 +256,9 @@ class adaptive_mutex {
   // 0.5-0.76 CPU utilisation, docs/ADAPTIVE.md finding 7). Carriers share a
   // slot modulo carrier_slots (32 with 128-byte lines), so beyond that many
   // carriers the rule weakens to "the last awake waiter of a group of
-  // carriers". A waiter that migrates
-  // (Boost.Fiber steals) moves its count at its next failed check. The counts
-  // only decide whether to park, never who owns the lock: relaxed is enough.
+  // carriers". A waiter that migrates (Boost.Fiber steals) moves its count at
+  // its next failed check. The counts only decide whether to park, never who
+  // owns the lock: relaxed is enough.
   using carrier_seat = unsigned;
   struct alignas(detail::cache_line_size) awake_counts {
     static constexpr unsigned carrier_slots = detail::cache_line_size / sizeof(std::atomic<std::uint32_t>);

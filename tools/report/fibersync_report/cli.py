@@ -60,8 +60,8 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _names(parts: list[str]) -> list[str]:
-    """The names of a repeatable comma-list option, once each, sorted."""
-    return sorted({m.strip() for part in parts for m in part.split(",") if m.strip()})
+    """The names of a repeatable comma-list option, once each, in the order given."""
+    return list(dict.fromkeys(m.strip() for part in parts for m in part.split(",") if m.strip()))
 
 
 def _unknown_ignored(ignore: list[str], results) -> str | None:
@@ -80,7 +80,7 @@ def _cmd_rank(args: argparse.Namespace) -> int:
         results = load_results(args.results)
     except LoadError as exc:
         return _error(str(exc))
-    ignore = _names(args.ignore)
+    ignore = sorted(_names(args.ignore))
     if args.mutex in ignore:
         return _error(f"--ignore names the ranked mutex {args.mutex}")
     if (problem := _unknown_ignored(ignore, results)) is not None:
@@ -110,12 +110,10 @@ def _cmd_leaders(args: argparse.Namespace) -> int:
         return _error(str(exc))
     if not results.runs:
         return _error("no C++ harness runs in the input (leaders reads fibersync-bench results)")
-    ignore = _names(args.ignore)
+    ignore = sorted(_names(args.ignore))
     if (problem := _unknown_ignored(ignore, results)) is not None:
         return _error(problem)
-    # In the order given, once each.
-    named = (m.strip() for part in args.mutexes for m in part.split(",") if m.strip())
-    columns = list(dict.fromkeys(named))
+    columns = _names(args.mutexes)
     if ignored_columns := [m for m in columns if m in ignore]:
         return _error(
             f"--mutexes names a mutex that --ignore leaves out: {', '.join(ignored_columns)}"

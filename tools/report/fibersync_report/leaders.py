@@ -24,14 +24,12 @@ import statistics
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from .load import BASELINE_MUTEX, CONFIG_KEYS, Results
+from .load import BASELINE_MUTEX, POINT_KEYS, Results
 
-#: The configuration of a run without its mutex.
-POINT_KEYS: tuple[str, ...] = tuple(k for k in CONFIG_KEYS if k != "mutex")
 #: What separates one load from another; the rest of POINT_KEYS (LT counts,
 #: Poisson parameters, ...) varies within a group.
 GROUP_KEYS: tuple[str, ...] = ("scenario", "runtime", "carriers", "topology", "pinning")
-#: Values of GROUP_KEYS that need not be named in a group's label.
+#: Values of GROUP_KEYS that mean "not set": one setting, never named in a label.
 _UNSET = (None, "", "machine", "none")
 
 
@@ -65,19 +63,13 @@ def leaders(results: Results, min_lts: int = 2, ignore: Sequence[str] = ()) -> l
     left_out = {ignore} if isinstance(ignore, str) else set(ignore)
     samples: dict[tuple, dict[str, list[float]]] = {}
     for run in results.runs:
-        value, lts = run.get("throughput_per_ms"), run.get("lts")
-        if (
-            run.get("mutex") is None
-            or not isinstance(value, (int, float))
-            or not isinstance(lts, (int, float))
-        ):
+        mutex, value, lts = run.get("mutex"), run.get("throughput_per_ms"), run.get("lts")
+        if mutex is None or mutex in left_out or not isinstance(value, (int, float)):
             continue
-        if run["mutex"] in left_out:
-            continue
-        if lts < min_lts:
+        if not isinstance(lts, (int, float)) or lts < min_lts:
             continue
         key = tuple(run.get(k) for k in POINT_KEYS)
-        samples.setdefault(key, {}).setdefault(run["mutex"], []).append(float(value))
+        samples.setdefault(key, {}).setdefault(mutex, []).append(float(value))
     # An unset topology or pinning and its default name are one setting.
     group_of = {
         k: tuple(_setting(dict(zip(POINT_KEYS, k))[g]) for g in GROUP_KEYS) for k in samples
@@ -131,7 +123,7 @@ def mutexes_of(groups: Sequence[LoadGroup]) -> list[str]:
 
 
 def _label(label: dict[str, Any]) -> tuple[str, str, str]:
-    rest = " ".join(f"{k}={label[k]}" for k in GROUP_KEYS[2:] if label.get(k) not in _UNSET)
+    rest = " ".join(f"{k}={label[k]}" for k in GROUP_KEYS[2:] if label.get(k) is not None)
     return str(label.get("scenario")), str(label.get("runtime")), rest
 
 

@@ -46,6 +46,9 @@ CONFIG_KEYS: tuple[str, ...] = (
     "distribution",
     "matrix_n",
 )
+#: The configuration of a run without its mutex: what rank and leaders
+#: compare mutexes within.
+POINT_KEYS: tuple[str, ...] = tuple(k for k in CONFIG_KEYS if k != "mutex")
 
 #: Columns of the C++ harness that hold text; every other column is numeric.
 TEXT_COLUMNS: frozenset[str] = frozenset(

@@ -57,10 +57,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .load import BASELINE_MUTEX, CONFIG_KEYS, Results
-
-#: The configuration of a run without its mutex.
-POINT_KEYS: tuple[str, ...] = tuple(k for k in CONFIG_KEYS if k != "mutex")
+from .load import BASELINE_MUTEX, POINT_KEYS, Results
 
 
 @dataclass
