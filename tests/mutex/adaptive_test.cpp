@@ -843,19 +843,20 @@ TEST(adaptive_mutex, where_idle_carriers_do_not_steal_the_second_waiter_parks_wh
   EXPECT_GE(turns.suspends_since(16), 20u);
 }
 
-TEST(adaptive_mutex, where_idle_carriers_do_not_steal_the_second_waiter_parks_while_wake_ups_outlast_four_holds) {
-  // The other control: holds of 40 yields (well under a millisecond)
-  // against wake-ups of a 10 ms resume(), where the waiters keep competing
-  // on a runtime whose idle carriers steal
-  // (waiters_keep_competing_when_holds_are_short_next_to_wake_ups). Here such a
-  // wake-up says the woken LT's carrier runs other work first, and a
-  // competing waiter would check no sooner: it parks in every turn. (With
-  // no upper limit on the wake-ups, nobody parked from the 16th turn on:
-  // checked by editing the header.)
+TEST(adaptive_mutex, where_idle_carriers_do_not_steal_waiters_keep_competing_while_wake_ups_last_many_holds) {
+  // Holds of 40 yields (well under a millisecond) against wake-ups of a
+  // 10 ms resume(), as on a runtime whose idle carriers steal
+  // (waiters_keep_competing_when_holds_are_short_next_to_wake_ups): once
+  // both are timed, nobody parks. Until session 27 a wake-up of more than
+  // four holds made the waiter that arrives second park here in every turn
+  // (it still does with that upper limit put back in the header), and in
+  // text-stats such parked waiters became the hand-off rule's waiters a
+  // ready-queue round away (docs/ADAPTIVE.md, finding 25).
   const alternating_holds turns =
       park_points_of_alternating_holds</*IdleCarriersSteal=*/false>(40, 40, 0us, 10000us, 3);
   ASSERT_EQ(turns.suspends_at_start.size(), 40u);
-  EXPECT_GE(turns.suspends_since(16), 20u);
+  EXPECT_GE(turns.suspends_since(0), 2u);  // the warm-up parks
+  EXPECT_EQ(turns.suspends_since(16), 0u);
 }
 
 // The reservation, step by step on one carrier with barge limit 1: LT 1

@@ -16,7 +16,7 @@
 //   sampled wake-ups and 100 us or more; and every waiter competes for up
 //   to 256 failed checks while the holds last less than a quarter of the
 //   wake-ups where idle carriers steal, and where they do not, less than
-//   the wake-ups and at least a quarter of them; where the kernel
+//   the wake-ups; where the kernel
 //   time-slices LTs, a waiter that finds its holder on its own CPU parks
 //   at once, once a wake-up is timed and while holds are not short).
 //   unlock() frees the word and wakes the oldest parked waiter unless one
@@ -106,18 +106,18 @@ class adaptive_mutex {
   static constexpr std::int64_t wake_up_to_hold = 4;
   // The same rule where idle carriers do not steal (Boost.Fiber, Argobots,
   // and any runtime that does not say they do), while holds last less than
-  // 1/own_carrier_wake_up_to_hold of the wake-ups but not less than
-  // 1/busy_carrier_wake_up_to_hold of them. A woken LT waits there for a
-  // round of its own carrier's ready queue, which no other carrier
+  // 1/own_carrier_wake_up_to_hold of the wake-ups. A woken LT waits there
+  // for a round of its own carrier's ready queue, which no other carrier
   // shortens: in hot-handover (1.8-2.0 us holds) a wake-up took 2.5-3.7 us,
   // and a waiter woken at every other release lost to the other carrier's
-  // and parked again. A wake-up of more than four holds means that LTs of
-  // its carrier run other work first (low-contention: 70-400 us against
-  // 4-5 us holds): a competing waiter checks the word no more often than
-  // that, and only loses its place in the queue (docs/ADAPTIVE.md,
-  // finding 21).
+  // and parked again (docs/ADAPTIVE.md, finding 21). Also while a wake-up
+  // lasts many holds: a waiter parked there is a ready-queue round from
+  // the lock when the hand-off rule gives it the lock, and the LTs that
+  // need the lock meanwhile parked behind the competing waiter and became
+  // the next hand-offs' waiters (text-stats at 64 LTs: 0.003-0.004
+  // suspends per acquisition and 0.71-0.83 of ttas, 0.00003 and 0.86-0.95
+  // with no park there; finding 25).
   static constexpr std::int64_t own_carrier_wake_up_to_hold = 1;
-  static constexpr std::int64_t busy_carrier_wake_up_to_hold = 4;
   // Where the kernel time-slices LTs (OS threads) and the runtime says
   // which CPU runs the caller (R::cpu()), a waiter that finds its holder on
   // its own CPU parks at that failed check, even the last competing one,
@@ -300,8 +300,8 @@ class adaptive_mutex {
   // hold_to_wake_up x wake-up (and >= long_hold_ns, holds_are_long()), and
   // no waiter parks because another competes while wake_up_to_hold x hold
   // < wake-up (holds_are_short(), finding 18); where they do not, no waiter
-  // parks because another competes while hold < wake-up <= 4 x hold
-  // (holds_are_shorter_than_own_carrier_wake_ups(), finding 21). A hold is
+  // parks because another competes while hold < wake-up
+  // (holds_are_shorter_than_own_carrier_wake_ups(), findings 21 and 25). A hold is
   // timed from an acquisition in lock_slow() to the unlock_slow() that ends
   // it; a wake-up from unlock_slow()'s grant to the woken (or handed) waiter
   // running. Only a park is followed by a wake-up: while no waiter parks,
@@ -379,11 +379,10 @@ class adaptive_mutex {
     const std::int64_t hold = hold_ns_.load(std::memory_order_relaxed);
     return hold > 0 && wake_up_to_hold * hold < wake_up_ns_.load(std::memory_order_relaxed);
   }
-  // Where idle carriers do not steal: hold < wake-up <= 4 x hold.
+  // Where idle carriers do not steal: hold < wake-up.
   bool holds_are_shorter_than_own_carrier_wake_ups() const noexcept {
     const std::int64_t hold = hold_ns_.load(std::memory_order_relaxed);
-    const std::int64_t wake_up = wake_up_ns_.load(std::memory_order_relaxed);
-    return hold > 0 && own_carrier_wake_up_to_hold * hold < wake_up && wake_up <= busy_carrier_wake_up_to_hold * hold;
+    return hold > 0 && own_carrier_wake_up_to_hold * hold < wake_up_ns_.load(std::memory_order_relaxed);
   }
   bool holds_are_long() const noexcept {
     const std::int64_t wake_up = wake_up_ns_.load(std::memory_order_relaxed);
@@ -569,8 +568,8 @@ class adaptive_mutex {
         // wake-up (hot-handover on OS threads: 3 us holds, 20 us futex
         // wake-ups; finding 18). They all compete, as in TTAS, until their
         // long wait. Where idle carriers do not steal, the same while holds
-        // are shorter than wake-ups but at least a quarter of them, for up
-        // to long_wait_checks (finding 21).
+        // are shorter than wake-ups, for up to long_wait_checks (findings
+        // 21 and 25).
         const word_type other_competitors = (seen & competing_mask) / competing_one - (was_woken ? 0 : 1);
         bool park_behind_others = other_competitors != 0;
         bool long_wait = false;
