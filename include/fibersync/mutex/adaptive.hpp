@@ -16,9 +16,9 @@
 //   sampled wake-ups and 100 us or more; and every waiter competes for up
 //   to 256 failed checks while the holds last less than a quarter of the
 //   wake-ups where idle carriers steal, and where they do not, less than
-//   the wake-ups; where the kernel
-//   time-slices LTs, a waiter that finds its holder on its own CPU parks
-//   at once, once a wake-up is timed and while holds are not short).
+//   the wake-ups; where the kernel time-slices LTs, a waiter that finds
+//   its holder on its own CPU parks at once, once a wake-up is timed and
+//   while holds are not short).
 //   unlock() frees the word and wakes the oldest parked waiter unless one
 //   is already awake: the woken one (WOKEN), or, on a cooperative runtime
 //   whose idle carriers steal, a competing one while the last woken waiter
@@ -113,7 +113,7 @@ class adaptive_mutex {
   // and parked again (docs/ADAPTIVE.md, finding 21). Also while a wake-up
   // lasts many holds: a waiter parked there is a ready-queue round from
   // the lock when the hand-off rule gives it the lock, and the LTs that
-  // need the lock meanwhile parked behind the competing waiter and became
+  // need the lock meanwhile park behind the competing waiter and become
   // the next hand-offs' waiters (text-stats at 64 LTs: 0.003-0.004
   // suspends per acquisition and 0.71-0.83 of ttas, 0.00003 and 0.86-0.95
   // with no park there; finding 25).
@@ -301,10 +301,10 @@ class adaptive_mutex {
   // no waiter parks because another competes while wake_up_to_hold x hold
   // < wake-up (holds_are_short(), finding 18); where they do not, no waiter
   // parks because another competes while hold < wake-up
-  // (holds_are_shorter_than_own_carrier_wake_ups(), findings 21 and 25). A hold is
-  // timed from an acquisition in lock_slow() to the unlock_slow() that ends
-  // it; a wake-up from unlock_slow()'s grant to the woken (or handed) waiter
-  // running. Only a park is followed by a wake-up: while no waiter parks,
+  // (holds_are_shorter_than_own_carrier_wake_ups(), findings 21 and 25). A
+  // hold is timed from an acquisition in lock_slow() to the unlock_slow()
+  // that ends it; a wake-up from unlock_slow()'s grant to the woken (or
+  // handed) waiter running. Only a park is followed by a wake-up: while no waiter parks,
   // the wake-up average keeps its last value, and the hold average alone
   // moves (finding 21 says what that does). The holder, and the waiter it
   // woke, write one at a time (ordered by the word or the grant); relaxed
