@@ -815,7 +815,7 @@ TEST(adaptive_mutex, the_second_waiter_keeps_parking_when_holds_are_not_short_ne
 // the holder's carrier, so the second is not its carrier's last awake
 // waiter, and it parks while the first competes. Holds of about 400 us (40
 // spins of 10 us) against wake-ups of a 1 ms resume(): shorter than a
-// wake-up, and more than a quarter of one. While nobody parks no wake-up is
+// wake-up. While nobody parks no wake-up is
 // timed, so the wake-up average stays where it was when the parks stopped,
 // and while both averages still grow from 0 the hold average catches up
 // with it: then the waiters park again until a timed wake-up lifts it

@@ -114,7 +114,7 @@ class adaptive_mutex {
   // lasts many holds: a waiter parked there is a ready-queue round from
   // the lock when the hand-off rule gives it the lock, and the LTs that
   // need the lock meanwhile park behind the competing waiter and become
-  // the next hand-offs' waiters (text-stats at 64 LTs: 0.003-0.004
+  // the next hand-offs' waiters (text-stats at 64 LTs: 0.002-0.004
   // suspends per acquisition and 0.71-0.83 of ttas, 0.00003 and 0.86-0.95
   // with no park there; finding 25).
   static constexpr std::int64_t own_carrier_wake_up_to_hold = 1;
@@ -304,9 +304,9 @@ class adaptive_mutex {
   // (holds_are_shorter_than_own_carrier_wake_ups(), findings 21 and 25). A
   // hold is timed from an acquisition in lock_slow() to the unlock_slow()
   // that ends it; a wake-up from unlock_slow()'s grant to the woken (or
-  // handed) waiter running. Only a park is followed by a wake-up: while no waiter parks,
-  // the wake-up average keeps its last value, and the hold average alone
-  // moves (finding 21 says what that does). The holder, and the waiter it
+  // handed) waiter running. Only a park is followed by a wake-up: while no
+  // waiter parks, the wake-up average keeps its last value, and the hold
+  // average alone moves (finding 21 says what that does). The holder, and the waiter it
   // woke, write one at a time (ordered by the word or the grant); relaxed
   // atomics because waiters read them while they are written.
   static constexpr std::uint32_t sample_every = 8;
