@@ -48,10 +48,16 @@ inline constexpr bool parks_waiters<adaptive_mutex> = true;
 // once it has timed holds far shorter than its futex wake-ups, its waiters
 // keep competing instead of parking (docs/ADAPTIVE.md, finding 18): in the
 // lost-wake-up stress 1.5-3.5% of the acquisitions follow a park, where
-// they were 14%. adaptive_test's take-back stress parks about 60000 times
-// on OS threads (suspends and resumes checked there too).
+// they were 14%. On Boost.Fiber and Argobots the same holds while holds are
+// shorter than wake-ups, however much (finding 25): on Boost.Fiber this
+// stress parked 850-1450 times in 200 000 acquisitions on an idle machine
+// and 460 under the test command's parallel load, where session 26's lock
+// parked 10 500-13 700 times. So the bar is one park in 2000 acquisitions:
+// still hundreds of park/grant handshakes that must each end in a resume.
+// adaptive_test's take-back stress parks about 60000 times on OS threads
+// (suspends and resumes checked there too).
 template <>
-inline constexpr unsigned min_park_share_inverse<adaptive_mutex> = 400;
+inline constexpr unsigned min_park_share_inverse<adaptive_mutex> = 2000;
 
 using namespace std::chrono_literals;
 
