@@ -815,14 +815,14 @@ TEST(adaptive_mutex, the_second_waiter_keeps_parking_when_holds_are_not_short_ne
 // the holder's carrier, so the second is not its carrier's last awake
 // waiter, and it parks while the first competes. Holds of about 400 us (40
 // spins of 10 us) against wake-ups of a 1 ms resume(): shorter than a
-// wake-up. While nobody parks no wake-up is
-// timed, so the wake-up average stays where it was when the parks stopped,
-// and while both averages still grow from 0 the hold average catches up
-// with it: then the waiters park again until a timed wake-up lifts it
-// (docs/ADAPTIVE.md, finding 21). Quiet, the waiters parked in 50 of the
-// first 150 turns and in none of the last 150, in each of 10 runs; with two CPU
-// hogs on the two cores, which stretch some timed holds, in up to 68 of the
-// last 150; the lock without the rule parks in 149 of them.
+// wake-up. While nobody parks no wake-up is timed, so the wake-up average
+// stays where it was when the parks stopped, and while both averages still
+// grow from 0 the hold average catches up with it: then the waiters park
+// again until a timed wake-up lifts it (docs/ADAPTIVE.md, finding 21).
+// Quiet, the waiters parked in 50 of the first 150 turns and in none of the
+// last 150, in each of 10 runs; with two CPU hogs on the two cores, which
+// stretch some timed holds, in up to 68 of the last 150; the lock without
+// the rule parks in 149 of them.
 TEST(adaptive_mutex, where_idle_carriers_do_not_steal_waiters_keep_competing_while_holds_are_shorter_than_wake_ups) {
   const alternating_holds turns = park_points_of_alternating_holds</*IdleCarriersSteal=*/false>(
       300, 40, 10us, 1000us, 3, /*spin_in_hold=*/true);

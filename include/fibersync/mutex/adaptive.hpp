@@ -306,9 +306,10 @@ class adaptive_mutex {
   // that ends it; a wake-up from unlock_slow()'s grant to the woken (or
   // handed) waiter running. Only a park is followed by a wake-up: while no
   // waiter parks, the wake-up average keeps its last value, and the hold
-  // average alone moves (finding 21 says what that does). The holder, and the waiter it
-  // woke, write one at a time (ordered by the word or the grant); relaxed
-  // atomics because waiters read them while they are written.
+  // average alone moves (finding 21 says what that does). The holder, and
+  // the waiter it woke, write one at a time (ordered by the word or the
+  // grant); relaxed atomics because waiters read them while they are
+  // written.
   static constexpr std::uint32_t sample_every = 8;
   static std::int64_t clock_ns() noexcept {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
