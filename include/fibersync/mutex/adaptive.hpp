@@ -183,10 +183,10 @@ class adaptive_mutex {
     word_type w = locked;
     // release: pairs with the acquire CAS of the next holder. The CAS (not a
     // store) fails when a waiter announced itself meanwhile. At 2-64 LTs in
-    // text-stats this CAS is the lock's whole gap to TTAS (it waits for the
-    // critical section's stores). A store after reading a waiter word would
-    // recover about half of it, but needs a rule that costs long holds more
-    // (measured and not shipped: docs/ADAPTIVE.md, findings 15 and 26).
+    // text-stats this CAS is nearly all of the lock's gap to TTAS. A store
+    // after reading a waiter word would recover about half of it on our
+    // scheduler and Boost.Fiber, but needs a rule that costs long holds
+    // more (measured and not shipped: docs/ADAPTIVE.md, findings 15, 26).
     if (word_.compare_exchange_strong(w, 0, std::memory_order_release, std::memory_order_relaxed)) return;
     unlock_slow(w);
   }
