@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "support/adaptive_access.hpp"
 #include "support/lifetime.hpp"
 #include "support/runtimes.hpp"
 #include "support/watchdog.hpp"
@@ -137,7 +138,15 @@ void run_victims_behind_a_holder_that_never_waits(bool victims_park, int holder_
       victims_done.fetch_add(1, std::memory_order_relaxed);
       return;
     }
-    m.lock();
+    // Where the victims only compete, LT 0's first hold is a fast one (the
+    // victim waits uncounted, in the carrier's ready queue, and LT 0 learns
+    // of it only from the mutex's uncounted count): the same hang, in the
+    // form it takes with fast holds. A victim can park only in a counted hold.
+    if (victims_park) {
+      lock_counted(m);
+    } else {
+      m.lock();
+    }
     for (int i = 0; i < holder_yields; ++i) boost_fiber_runtime::yield();  // each victim fails each time
     m.unlock();
     while (victims_done.load(std::memory_order_relaxed) != victims) {
@@ -304,7 +313,7 @@ std::uint64_t suspends_while_two_lts_compete(std::uint32_t suspend_after, int ho
   counted::reset();
   run_lts_on_boost_fibers(o, 3, [&](unsigned lt) {
     if (lt == 0) {
-      m.lock();
+      lock_counted(m);
       held.store(true, std::memory_order_relaxed);
       for (int i = 0; i < holder_yields; ++i) boost_fiber_runtime::yield();  // LTs 1 and 2 fail each time
       before_unlock = counted::totals().suspends;
@@ -396,7 +405,7 @@ std::map<unsigned, unsigned> suspends_on_assigned_carriers(unsigned lts, int hol
   watchdog dog("adaptive waiters on assigned carriers", 60s);
   R::run_lts(lts, carrier_of_lt, [&](unsigned lt) {
     if (lt == 0) {
-      m.lock();
+      lock_counted(m);
       for (int i = 0; i < holder_yields; ++i) R::yield();
       m.unlock();
       return;
@@ -458,7 +467,7 @@ unlock_while_one_competes unlock_while_a_waiter_competes() {
   watchdog dog("adaptive unlock while a waiter competes", 60s);
   R::run_lts(3, [&](unsigned lt) {
     if (lt == 0) {
-      m.lock();
+      lock_counted(m);
       held = true;
       for (int i = 0; i < 4; ++i) R::yield();
       r.suspends_before_unlock = R::suspends[0];
@@ -520,8 +529,10 @@ unsigned resumes_by_an_unlock_after_a_woken_waiter_won() {
     if (lt == 0 || lt == 2) {
       if (lt == 2) {
         while (!first_held) R::yield();
+        m.lock();
+      } else {
+        lock_counted(m);
       }
-      m.lock();
       ++acquisitions;
       bool& held = lt == 0 ? first_held : second_held;
       held = true;
@@ -875,7 +886,7 @@ TEST(adaptive_mutex, unlock_reserves_the_word_for_a_woken_waiter_that_has_run_on
   watchdog dog("adaptive reservation", 60s);
   R::run_lts(2, [&](unsigned lt) {
     if (lt == 0) {
-      m.lock();
+      lock_counted(m);
       for (int i = 0; i < static_cast<int>(adaptive_mutex<R>::long_wait_checks) + 16; ++i) R::yield();
       m.unlock();  // not due yet (no barge): frees the word and wakes LT 1
       m.lock();    // the barge: LT 1 is woken but has not run
@@ -896,6 +907,121 @@ TEST(adaptive_mutex, unlock_reserves_the_word_for_a_woken_waiter_that_has_run_on
   EXPECT_EQ(R::suspends[0], 1u);  // LT 1's long-wait park
   EXPECT_FALSE(retaken_at_once);
   EXPECT_EQ(order, (std::vector<unsigned>{0, 1, 0}));
+}
+
+// A hold begun on an idle mutex is fast: its unlock() is a store that looks
+// at no waiter, so a waiter that arrives during it must not park (nothing
+// would wake it, a lost wake-up). It competes uncounted, as in TTAS, and
+// the holds begun while it waits are counted ones, in which it counts
+// itself and may park. One carrier: LT 0 holds across 4 yields while LTs
+// 1-3 fail at each, releases, re-locks at once (past them) and holds
+// across 4 more; then each of LTs 1-3 acquires.
+struct first_and_second_hold {
+  std::uint64_t suspends_in_first = 0;   // made before LT 0's first unlock()
+  std::uint64_t suspends_in_second = 0;  // made during its second hold
+  int acquisitions = 0;
+};
+first_and_second_hold waiters_during_two_holds(bool first_hold_fast) {
+  using counted = counting_runtime<boost_fiber_runtime>;
+  adaptive_mutex<counted> m(wait_policy{}.with_yield_every(1).with_suspend_after(4));
+  std::atomic<bool> held{false};
+  first_and_second_hold r;
+  watchdog dog("adaptive waiters during a fast hold", 60s);
+  executor_options o;
+  o.carriers = 1;
+  counted::reset();
+  run_lts_on_boost_fibers(o, 4, [&](unsigned lt) {
+    if (lt == 0) {
+      if (first_hold_fast) {
+        m.lock();
+      } else {
+        lock_counted(m);
+      }
+      ++r.acquisitions;
+      held.store(true, std::memory_order_relaxed);
+      for (int i = 0; i < 4; ++i) boost_fiber_runtime::yield();
+      r.suspends_in_first = counted::totals().suspends;
+      m.unlock();
+      EXPECT_TRUE(m.try_lock());  // nobody else ran: the word is free
+      ++r.acquisitions;
+      for (int i = 0; i < 4; ++i) boost_fiber_runtime::yield();
+      r.suspends_in_second = counted::totals().suspends - r.suspends_in_first;
+      m.unlock();
+      return;
+    }
+    while (!held.load(std::memory_order_relaxed)) boost_fiber_runtime::yield();
+    m.lock();
+    ++r.acquisitions;
+    m.unlock();
+  });
+  return r;
+}
+
+TEST(adaptive_mutex, a_waiter_does_not_park_during_a_fast_hold_and_counts_itself_in_the_next) {
+  const first_and_second_hold fast = waiters_during_two_holds(/*first_hold_fast=*/true);
+  EXPECT_EQ(fast.suspends_in_first, 0u);
+  // LT 0 took the word back past the three uncounted waiters: a counted
+  // hold, in which they count themselves; LT 1 keeps competing, LTs 2 and
+  // 3 park behind it.
+  EXPECT_EQ(fast.suspends_in_second, 2u);
+  EXPECT_EQ(fast.acquisitions, 5);
+  // The control: had the first hold been counted, LTs 2 and 3 would have
+  // parked in it.
+  const first_and_second_hold counted_first = waiters_during_two_holds(/*first_hold_fast=*/false);
+  EXPECT_EQ(counted_first.suspends_in_first, 2u);
+  EXPECT_EQ(counted_first.acquisitions, 5);
+}
+
+// Behind a fast hold a waiter yields until it ends, however long, so no
+// hold is fast while the mutex's sampled holds last 100 us or more. One
+// carrier, three LTs. If `long_holds_first`, they first take 24 turns each
+// holding for 400 us (each yields first, so the others wait and acquire
+// in lock_slow(), where holds are sampled). Then LT 0 locks the idle mutex
+// and holds across 4 yields while LTs 1 and 2 fail at each. Returns the
+// suspends made during that hold.
+std::uint64_t suspends_in_a_hold_begun_on_an_idle_mutex(bool long_holds_first) {
+  using counted = counting_runtime<boost_fiber_runtime>;
+  adaptive_mutex<counted> m(wait_policy{}.with_yield_every(1).with_suspend_after(4));
+  unsigned learnt = 0;  // one carrier: plain variables
+  bool held = false;
+  std::uint64_t during = 0;
+  watchdog dog("adaptive hold begun on an idle mutex", 60s);
+  executor_options o;
+  o.carriers = 1;
+  counted::reset();
+  run_lts_on_boost_fibers(o, 3, [&](unsigned lt) {
+    for (int turn = 0; long_holds_first && turn < 24; ++turn) {
+      m.lock();
+      boost_fiber_runtime::yield();
+      const auto until = std::chrono::steady_clock::now() + 400us;
+      while (std::chrono::steady_clock::now() < until) {
+      }
+      m.unlock();
+      boost_fiber_runtime::yield();
+    }
+    ++learnt;
+    if (lt == 0) {
+      while (learnt != 3) boost_fiber_runtime::yield();
+      m.lock();
+      held = true;
+      const std::uint64_t before = counted::totals().suspends;
+      for (int i = 0; i < 4; ++i) boost_fiber_runtime::yield();
+      during = counted::totals().suspends - before;
+      m.unlock();
+      return;
+    }
+    while (!held) boost_fiber_runtime::yield();
+    m.lock();
+    m.unlock();
+  });
+  return during;
+}
+
+TEST(adaptive_mutex, no_hold_is_fast_while_holds_are_long) {
+  // A counted hold: LT 1 keeps competing, LT 2 parks.
+  EXPECT_EQ(suspends_in_a_hold_begun_on_an_idle_mutex(/*long_holds_first=*/true), 1u);
+  // The control: with no holds sampled the hold is fast, and nobody parks.
+  EXPECT_EQ(suspends_in_a_hold_begun_on_an_idle_mutex(/*long_holds_first=*/false), 0u);
 }
 
 // Real parallelism: the adversary re-locks without pause on its own core

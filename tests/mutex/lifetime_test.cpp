@@ -27,6 +27,7 @@
 
 #include <fibersync/fibersync.hpp>
 
+#include "support/adaptive_access.hpp"
 #include "support/poison.hpp"
 #include "support/watchdog.hpp"
 
@@ -104,7 +105,7 @@ void expect_destroy_while_the_releaser_stalls(std::string_view topology_text, co
   watchdog dog("destroy while the releaser stalls", 60s);
   std::thread a([&] {
     pin_to(cpus->first);
-    m->lock();
+    lock_counted(*m);  // so that B can park behind A (a fast hold would not let it)
     a_holds = true;
     while (!S::parked.load()) ::sched_yield();  // B waits behind us, asleep
     S::stall_here = true;

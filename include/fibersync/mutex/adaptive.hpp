@@ -1,24 +1,24 @@
 // adaptive.hpp: adaptive_mutex<R>, fibersync's own lock: competing waiters
 // like TTAS, a parking queue for the ones that waited long, bounded barging.
 //
-// Algorithm: one 64-bit word = LOCKED | WOKEN | RESERVED | WOKEN_LOST, a
-//   count of competing and a count of parked waiters, and the holder's
-//   carrier (CPU on OS threads) unless it came in uncontended. A waiter
-//   first spins briefly without a trace in the word (polling it, no yield,
-//   at least 400 ns: a short critical section on another carrier ends; on a
-//   cooperative runtime not beside a holder noted on its carrier); then it
-//   counts itself and competes for the word with the runtime's wait policy
-//   (spin -> yield), as in TTAS; it parks in a FIFO queue at its first
-//   failed check made while another waiter competes (while it is the only
-//   one, and, where idle carriers do not steal work, the only awake one of
-//   its carrier, it keeps competing; where they steal, for at most 256
-//   failed checks, 32 while the mutex's sampled holds last 16 times its
-//   sampled wake-ups and 100 us or more; and every waiter competes for up
-//   to 256 failed checks while the holds last less than a quarter of the
-//   wake-ups where idle carriers steal, and where they do not, less than
-//   the wake-ups; where the kernel time-slices LTs, a waiter that finds
-//   its holder on its own CPU parks at once, once a wake-up is timed and
-//   while holds are not short).
+// Algorithm: one 64-bit word = LOCKED | WOKEN | RESERVED | WOKEN_LOST |
+//   FAST_HOLD, a count of competing and one of parked waiters, and the
+//   holder's carrier (CPU on OS threads), noted by holds begun past waiters.
+//   A hold begun on an idle mutex (word 0, no uncounted waiter, sampled holds
+//   under 100 us) is a fast one: only its holder writes the word, and
+//   unlock() frees it with a store, as TTAS does; a waiter behind it counts
+//   itself in a second word instead and competes as in TTAS, never parking,
+//   and the holds begun meanwhile are counted ones. A waiter first spins
+//   briefly without a trace in the word (polling it, no yield, at least 400
+//   ns; on a cooperative runtime not beside a holder noted on its carrier),
+//   then counts itself and competes for the word with the runtime's wait
+//   policy (spin -> yield), as in TTAS, and parks in a FIFO queue at its
+//   first failed check made while another waiter competes. The exceptions
+//   (the last competing waiter and the last awake one of a carrier keep
+//   competing, and so does every waiter while holds are short next to
+//   wake-ups, within long_wait_checks; on OS threads a waiter beside its
+//   holder parks at once) are the rules of the constants below
+//   (docs/ADAPTIVE.md, "Design").
 //   unlock() frees the word and wakes the oldest parked waiter unless one
 //   is already awake: the woken one (WOKEN), or, on a cooperative runtime
 //   whose idle carriers steal, a competing one while the last woken waiter
@@ -42,23 +42,25 @@
 // Fairness: a parked waiter is passed by at most about (parked ahead + 1) x
 //   (barge_limit + 1) acquisitions when every waiter woken ahead of it runs
 //   within barge_limit of them, and at most about (parked ahead + 1) x
-//   (barge_limit x patience_factor + 1) in any case (on our scheduler,
-//   while others compete and woken waiters keep losing to them, it takes
-//   that long: it is woken only when a hand-off is due); before parking it
+//   (barge_limit x patience_factor + 1) in any case (on our scheduler it
+//   can take that long: docs/ADAPTIVE.md, finding 19); before parking it
 //   competes like TTAS (where idle carriers steal, for at most 256 failed
-//   checks).
+//   checks); behind a fast hold it waits uncounted until that hold ends,
+//   and the holds begun meanwhile count as passing it.
 // Waits: lock() on the word (an unannounced spin of 2 x max_backoff
-//   pauses and at least 400 ns, unless beside the holder, then spin ->
+//   pauses and at least 400 ns, unless beside the holder; then, behind a
+//   fast hold, spin -> yield until it ends, never suspending; then spin ->
 //   yield until it parks, as Algorithm says); parked, on its own node (one
 //   check, then suspend); the queue guard (spin -> yield, a few pointer
 //   writes). unlock() yields once every barge_limit acquisitions past
 //   waiters while a hand-off is due and nobody who has run can take it.
 // Space: two cache lines per mutex (three where idle carriers do not steal);
-//   one pooled node per parked LT. At most 2^28 - 1 competing and 2^24 - 1
+//   one pooled node per parked LT. At most 2^27 - 1 competing and 2^24 - 1
 //   parked LTs per mutex (the word's fields).
 // Lifetime: the last holder may destroy it right after its unlock(), as a
-//   std::mutex: every unlock() path touches the mutex last in one RMW on
-//   the word (docs/ADAPTIVE.md, "Lifetime").
+//   std::mutex: every unlock() path touches the mutex last in one write of
+//   the word, the store of a fast hold or an RMW (docs/ADAPTIVE.md,
+//   "Lifetime").
 // Not reentrant. Meets Lockable.
 #pragma once
 
@@ -78,6 +80,10 @@
 #include "fibersync/wait/waiter.hpp"
 
 namespace fibersync {
+
+namespace detail {
+struct adaptive_mutex_access;  // tests only: see lock_not_fast()
+}
 
 template <runtime R>
 class adaptive_mutex {
@@ -180,37 +186,57 @@ class adaptive_mutex {
   }
 
   void unlock() noexcept {
+    // A fast hold: nobody counted itself, nor can, so a store frees it, as
+    // in TTAS (a second RMW here cost text-stats at 1 LT 2-13%:
+    // docs/ADAPTIVE.md, findings 26 and 27). Only this holder writes the
+    // word now.
+    if (word_.load(std::memory_order_relaxed) == (locked | fast_hold)) {
+      // release: pairs with the acquire CAS of the next holder.
+      word_.store(0, std::memory_order_release);
+      return;
+    }
     word_type w = locked;
-    // release: pairs with the acquire CAS of the next holder. The CAS (not a
-    // store) fails when a waiter announced itself meanwhile. At 2-64 LTs in
-    // text-stats this CAS is nearly all of the lock's gap to TTAS. A store
-    // after reading a waiter word would recover about half of it on our
-    // scheduler and Boost.Fiber, but needs a rule that costs long holds
-    // more (measured and not shipped: docs/ADAPTIVE.md, findings 15, 26).
+    // A counted hold. release: pairs with the acquire CAS of the next
+    // holder. The CAS (not a store) fails when a waiter counted itself
+    // meanwhile.
     if (word_.compare_exchange_strong(w, 0, std::memory_order_release, std::memory_order_relaxed)) return;
     unlock_slow(w);
   }
 
  private:
+  friend struct detail::adaptive_mutex_access;
   using word_type = std::uint64_t;
+
+  // lock(), except that a free word of 0 is taken as a counted hold, never a
+  // fast one, so that waiters that arrive during it count themselves. The
+  // tests of the waiter protocol begin with it: every hold begun while
+  // anyone waits is one of these anyway.
+  void lock_not_fast() {
+    word_type w = word_.load(std::memory_order_relaxed);
+    if (!try_lock_past_waiters(w)) lock_slow();
+  }
 
   // try_lock() from the word w, as read; on failure w is the word as last
   // read. The uncontended path is one CAS, as it was before the place was
-  // noted (it notes none: nobody waits to read it).
+  // noted (it notes none: nobody waits to read it), and begins a fast hold;
+  // past waiters, counted or not, it begins a counted one.
   bool try_lock_from(word_type& w) noexcept {
     while ((w & locked) == 0) {
-      if (w != 0) return try_lock_past_waiters(w);
+      if (w != 0 || uncounted_waiters_.load(std::memory_order_relaxed) != 0) return try_lock_past_waiters(w);
       // acquire: pairs with the release of unlock().
-      if (word_.compare_exchange_weak(w, locked, std::memory_order_acquire, std::memory_order_relaxed)) return true;
+      if (word_.compare_exchange_weak(w, locked | fast_hold, std::memory_order_acquire, std::memory_order_relaxed)) {
+        return true;
+      }
     }
     return false;
   }
   [[gnu::noinline]] bool try_lock_past_waiters(word_type& w) noexcept {
+    const bool uncounted = (uncounted_waiters_.load(std::memory_order_relaxed) & ~no_fast_holds) != 0;
     while ((w & locked) == 0) {
       // acquire: pairs with the release of unlock().
-      if (word_.compare_exchange_weak(w, w | locked | place_to_note(w), std::memory_order_acquire,
-                                      std::memory_order_relaxed)) {
-        if (w != 0) note_barge();  // someone waits: we passed them
+      if (word_.compare_exchange_weak(w, w | locked | (w != 0 || uncounted ? own_place() : 0),
+                                      std::memory_order_acquire, std::memory_order_relaxed)) {
+        if (w != 0 || uncounted) note_barge();  // someone waits: we passed them
         return true;
       }
     }
@@ -229,7 +255,22 @@ class adaptive_mutex {
   // and a hand-off to it is not a wait for a ready-queue round. Set and
   // cleared only by the woken waiter.
   static constexpr word_type woken_lost = 8;
-  static constexpr word_type competing_one = word_type{1} << 4;  // bits 4..31: competing waiters
+  // With LOCKED, and nothing else: a fast hold, begun by try_lock() from a
+  // word of 0 while no waiter was uncounted. Only its holder writes the
+  // word, with a store that frees it, so a waiter that finds it must not
+  // count itself: it could be erased, and a parked waiter never woken
+  // (wait_out_fast_hold()). No counted waiter exists during one either:
+  // each keeps the word non-zero until it acquires.
+  static constexpr word_type fast_hold = 16;
+  // In uncounted_waiters_: the sampled holds last long_hold_ns or more, so
+  // no hold is fast. A waiter behind a fast hold yields (on OS threads
+  // sched_yield) until it ends, however long; behind a counted one it may
+  // park. Set and cleared by holders in end_hold(), as the average crosses
+  // the floor. Holds are sampled only in counted holds, so while every
+  // hold is fast and uncontended it keeps its last value, and the first
+  // contended hold after a quiet spell may be a long fast one.
+  static constexpr std::uint32_t no_fast_holds = std::uint32_t{1} << 31;
+  static constexpr word_type competing_one = word_type{1} << 5;  // bits 5..31: competing waiters
   static constexpr word_type parked_one = word_type{1} << 32;    // bits 32..55: parked waiters
   static constexpr word_type place_one = word_type{1} << 56;     // bits 56..63: the holder's place
   static constexpr word_type competing_mask = parked_one - competing_one;
@@ -348,13 +389,24 @@ class adaptive_mutex {
   void end_hold() noexcept {
     // acquire: pairs with the release of the count that forget_hold()
     // precedes. This load reads that count or a later value, and every
-    // write to the word is an RMW, so it is in that release's sequence. (A
-    // fence would do the same; ThreadSanitizer does not model fences.)
+    // write to the word while that waiter is counted is an RMW (a fast
+    // hold, freed by a store, begins only from a word of 0), so it is in
+    // that release's sequence. (A fence would do the same; ThreadSanitizer
+    // does not model fences.)
     (void)word_.load(std::memory_order_acquire);
     const std::int64_t since = held_since_.load(std::memory_order_relaxed);
     if (since == 0) return;
     held_since_.store(0, std::memory_order_relaxed);
     add_bounded_sample(hold_ns_, clock_ns() - since);
+    // Fast holds only while the sampled holds are short (see no_fast_holds).
+    const bool long_holds = hold_ns_.load(std::memory_order_relaxed) >= long_hold_ns;
+    if (long_holds != ((uncounted_waiters_.load(std::memory_order_relaxed) & no_fast_holds) != 0)) {
+      if (long_holds) {
+        uncounted_waiters_.fetch_or(no_fast_holds, std::memory_order_relaxed);
+      } else {
+        uncounted_waiters_.fetch_and(~no_fast_holds, std::memory_order_relaxed);
+      }
+    }
   }
   // Both averages (weight 1/8) take a sample for at most 4x the average, and
   // the first for at most 8 x long_hold_ns: one stale hold time moves the
@@ -425,9 +477,6 @@ class adaptive_mutex {
       return place_bits(static_cast<int>(R::carrier()));
     }
   }
-  // The place to write with an acquisition of the free word w: only one
-  // past waiters (see above).
-  static word_type place_to_note(word_type w) noexcept { return w != 0 ? own_place() : 0; }
   // Whether the word w notes its holder at `place` (own_place() of the
   // caller; 0, no place, never matches).
   static bool holder_noted_at(word_type w, word_type place) noexcept {
@@ -472,7 +521,8 @@ class adaptive_mutex {
   // (measured: docs/ADAPTIVE.md, findings 8, 9 and 20). It never yields, so it
   // never leaves an uncounted waiter in a ready queue behind a holder that
   // never waits (the session 4 hang, "Liveness"); a waiter that yields is
-  // counted. On a cooperative runtime it ends at once where the word notes
+  // counted (in the word, or behind a fast hold in uncounted_waiters_,
+  // which its holder's successors read). On a cooperative runtime it ends at once where the word notes
   // the holder on the waiter's own carrier (ends_spin_beside_its_holder).
   bool spin_unannounced() noexcept {
     if (waiter<R>::longest_backoff(policy_) == 0) return false;
@@ -508,17 +558,14 @@ class adaptive_mutex {
   }
 
   // An LT in lock_slow() is counted in exactly one place of the word (after
-  // spin_unannounced()): as competing, as parked, or as the woken waiter
-  // (WOKEN).
+  // spin_unannounced() and any fast hold it waits out uncounted): as
+  // competing, as parked, or as the woken waiter (WOKEN).
   [[gnu::noinline]] void lock_slow() {
     if (spin_unannounced()) return;
     node* self = nullptr;
     bool was_woken = false;  // we hold WOKEN and must clear it (by acquiring or re-parking)
     bool lost = false;       // we set WOKEN_LOST and must clear it with WOKEN
-    // acquire: see forget_hold().
-    if ((word_.load(std::memory_order_acquire) & ~(locked | place_mask)) == 0) forget_hold();
-    // release: publishes forget_hold() to the holder's unlock_slow().
-    word_.fetch_add(competing_one, std::memory_order_release);
+    if (count_in()) return acquired(nullptr, false);
     for (;;) {
       carrier_seat seat = awake_.sit_down();  // awake: competing, or woken
       waiter<R> w(policy_);
@@ -608,6 +655,53 @@ class adaptive_mutex {
     }
   }
 
+  // Counts the caller as competing in the word, once no fast hold is in the
+  // way; true if it took the word instead, uncounted.
+  bool count_in() noexcept {
+    word_type w = word_.load(std::memory_order_acquire);
+    for (;;) {
+      if ((w & fast_hold) != 0) {
+        if (wait_out_fast_hold()) return true;
+        w = word_.load(std::memory_order_acquire);
+        continue;
+      }
+      // acquire: see forget_hold().
+      if ((w & ~(locked | place_mask)) == 0) forget_hold();
+      // release: publishes forget_hold() to the holder's unlock_slow().
+      if (word_.compare_exchange_weak(w, w + competing_one, std::memory_order_acq_rel, std::memory_order_acquire)) {
+        return false;
+      }
+    }
+  }
+  // A fast hold's holder will look for no waiter, and the store that ends
+  // it would erase a count: wait as in TTAS (spin -> yield, never suspend),
+  // announced only in uncounted_waiters_, which makes the holds begun
+  // meanwhile counted ones, passing us (liveness: "Liveness" in
+  // docs/ADAPTIVE.md). It ends at the first check that finds no fast hold:
+  // we take a word of 0 (a counted hold, place noted), or count ourselves.
+  // True if we took the word.
+  [[gnu::noinline]] bool wait_out_fast_hold() noexcept {
+    uncounted_waiters_.fetch_add(1, std::memory_order_relaxed);
+    waiter<R> wt(policy_);
+    bool took = false;
+    for (;;) {
+      word_type w = word_.load(std::memory_order_relaxed);
+      if ((w & fast_hold) != 0) {
+        wt.on_failure(/*may_suspend=*/false);
+        continue;
+      }
+      if (w == 0) {
+        // acquire: pairs with the release of unlock().
+        took = word_.compare_exchange_strong(w, locked | own_place(), std::memory_order_acquire,
+                                             std::memory_order_relaxed);
+        if (!took && (w & fast_hold) != 0) continue;
+      }
+      break;
+    }
+    uncounted_waiters_.fetch_sub(1, std::memory_order_relaxed);
+    return took;
+  }
+
   void acquired(node* self, bool after_waiting_our_turn) noexcept {
     if (after_waiting_our_turn) barges_ = barges_since_yield_ = 0;
     start_hold();
@@ -682,6 +776,9 @@ class adaptive_mutex {
   // grant.
   [[gnu::noinline]] void unlock_slow(word_type w) noexcept {
     end_hold();
+    // Waiters behind an earlier fast hold, not yet counted: read before the
+    // RMW that ends our use of the mutex.
+    const bool uncounted = (uncounted_waiters_.load(std::memory_order_relaxed) & ~no_fast_holds) != 0;
     const bool due = barges_ >= barge_limit_;
     const bool overdue = barges_ >= patience_;
     // While a hand-off is due but nobody can take it, yield once every
@@ -711,7 +808,7 @@ class adaptive_mutex {
         // competing waiter would make useless.
         if (word_.compare_exchange_weak(w, w & ~(locked | place_mask), std::memory_order_release,
                                         std::memory_order_relaxed)) {
-          if (yield_due && has_awake(w)) R::yield();
+          if (yield_due && (has_awake(w) || uncounted)) R::yield();
           return;
         }
         continue;
@@ -797,6 +894,11 @@ class adaptive_mutex {
   // LOCKED | WOKEN | RESERVED | WOKEN_LOST | competing count | parked count |
   // holder's place
   alignas(detail::cache_line_size) std::atomic<word_type> word_{0};
+  // The waiters in wait_out_fast_hold(), and no_fast_holds: while either,
+  // no hold is fast. On the word's line, which try_lock() has just read,
+  // so that one load decides. Only decides whether a hold is fast and
+  // whether one passes waiters, never who owns the lock: relaxed.
+  std::atomic<std::uint32_t> uncounted_waiters_{0};
   // Holder only: acquisitions past waiters since the last turn (a woken or
   // handed waiter acquired), and since the last such yield in unlock().
   std::uint32_t barges_ = 0;
