@@ -46,7 +46,7 @@
 //   can take that long: docs/ADAPTIVE.md, finding 19); before parking it
 //   competes like TTAS (where idle carriers steal, for at most 256 failed
 //   checks); behind a fast hold it waits uncounted until that hold ends,
-//   and the holds begun meanwhile count as passing it.
+//   and the holds try_lock() begins meanwhile count as passing it.
 // Waits: lock() on the word (an unannounced spin of 2 x max_backoff
 //   pauses and at least 400 ns, unless beside the holder; then, behind a
 //   fast hold, spin -> yield until it ends, never suspending; then spin ->
@@ -217,9 +217,10 @@ class adaptive_mutex {
   }
 
   // try_lock() from the word w, as read; on failure w is the word as last
-  // read. The uncontended path is one CAS, as it was before the place was
+  // read. The uncontended path is one CAS (after a read of
+  // uncounted_waiters_, on the word's line), as it was before the place was
   // noted (it notes none: nobody waits to read it), and begins a fast hold;
-  // past waiters, counted or not, it begins a counted one.
+  // past waiters, counted or not, or while no_fast_holds, a counted one.
   bool try_lock_from(word_type& w) noexcept {
     while ((w & locked) == 0) {
       if (w != 0 || uncounted_waiters_.load(std::memory_order_relaxed) != 0) return try_lock_past_waiters(w);
@@ -266,9 +267,11 @@ class adaptive_mutex {
   // no hold is fast. A waiter behind a fast hold yields (on OS threads
   // sched_yield) until it ends, however long; behind a counted one it may
   // park. Set and cleared by holders in end_hold(), as the average crosses
-  // the floor. Holds are sampled only in counted holds, so while every
-  // hold is fast and uncontended it keeps its last value, and the first
-  // contended hold after a quiet spell may be a long fast one.
+  // the floor. Holds are sampled only from acquisitions in lock_slow() to
+  // unlock_slow(), so under uncontended use it keeps its last value: the
+  // first contended hold after a quiet spell may be a long fast one, and a
+  // mutex whose holds were once long stays without fast holds until it is
+  // contended again with short holds.
   static constexpr std::uint32_t no_fast_holds = std::uint32_t{1} << 31;
   static constexpr word_type competing_one = word_type{1} << 5;  // bits 5..31: competing waiters
   static constexpr word_type parked_one = word_type{1} << 32;    // bits 32..55: parked waiters
@@ -678,8 +681,9 @@ class adaptive_mutex {
   // announced only in uncounted_waiters_, which makes the holds begun
   // meanwhile counted ones, passing us (liveness: "Liveness" in
   // docs/ADAPTIVE.md). It ends at the first check that finds no fast hold:
-  // we take a word of 0 (a counted hold, place noted), or count ourselves.
-  // True if we took the word.
+  // we take a word of 0 (a counted hold; our place noted where places are),
+  // or return to count ourselves (count_in() waits again if by then another
+  // fast hold began). True if we took the word.
   [[gnu::noinline]] bool wait_out_fast_hold() noexcept {
     uncounted_waiters_.fetch_add(1, std::memory_order_relaxed);
     waiter<R> wt(policy_);
@@ -891,7 +895,8 @@ class adaptive_mutex {
   }
   void guard_unlock() noexcept { guard_.store(false, std::memory_order_release); }
 
-  // LOCKED | WOKEN | RESERVED | WOKEN_LOST | competing count | parked count |
+  // LOCKED | WOKEN | RESERVED | WOKEN_LOST | FAST_HOLD | competing count |
+  // parked count |
   // holder's place
   alignas(detail::cache_line_size) std::atomic<word_type> word_{0};
   // The waiters in wait_out_fast_hold(), and no_fast_holds: while either,
