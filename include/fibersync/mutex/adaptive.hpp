@@ -232,7 +232,7 @@ class adaptive_mutex {
     return false;
   }
   [[gnu::noinline]] bool try_lock_past_waiters(word_type& w) noexcept {
-    const bool uncounted = (uncounted_waiters_.load(std::memory_order_relaxed) & ~no_fast_holds) != 0;
+    const bool uncounted = has_uncounted_waiters();
     while ((w & locked) == 0) {
       // acquire: pairs with the release of unlock().
       if (word_.compare_exchange_weak(w, w | locked | (w != 0 || uncounted ? own_place() : 0),
@@ -273,6 +273,9 @@ class adaptive_mutex {
   // mutex whose holds were once long stays without fast holds until it is
   // contended again with short holds.
   static constexpr std::uint32_t no_fast_holds = std::uint32_t{1} << 31;
+  bool has_uncounted_waiters() const noexcept {
+    return (uncounted_waiters_.load(std::memory_order_relaxed) & ~no_fast_holds) != 0;
+  }
   static constexpr word_type competing_one = word_type{1} << 5;  // bits 5..31: competing waiters
   static constexpr word_type parked_one = word_type{1} << 32;    // bits 32..55: parked waiters
   static constexpr word_type place_one = word_type{1} << 56;     // bits 56..63: the holder's place
@@ -525,8 +528,9 @@ class adaptive_mutex {
   // never leaves an uncounted waiter in a ready queue behind a holder that
   // never waits (the session 4 hang, "Liveness"); a waiter that yields is
   // counted (in the word, or behind a fast hold in uncounted_waiters_,
-  // which its holder's successors read). On a cooperative runtime it ends at once where the word notes
-  // the holder on the waiter's own carrier (ends_spin_beside_its_holder).
+  // which its holder's successors read). On a cooperative runtime it ends
+  // at once where the word notes the holder on the waiter's own carrier
+  // (ends_spin_beside_its_holder).
   bool spin_unannounced() noexcept {
     if (waiter<R>::longest_backoff(policy_) == 0) return false;
     const std::uint32_t pauses = unannounced_pauses(policy_, pause_duration());
@@ -782,7 +786,7 @@ class adaptive_mutex {
     end_hold();
     // Waiters behind an earlier fast hold, not yet counted: read before the
     // RMW that ends our use of the mutex.
-    const bool uncounted = (uncounted_waiters_.load(std::memory_order_relaxed) & ~no_fast_holds) != 0;
+    const bool uncounted = has_uncounted_waiters();
     const bool due = barges_ >= barge_limit_;
     const bool overdue = barges_ >= patience_;
     // While a hand-off is due but nobody can take it, yield once every
