@@ -976,10 +976,11 @@ TEST(adaptive_mutex, a_waiter_does_not_park_during_a_fast_hold_and_counts_itself
 // hold is fast while the mutex's sampled holds last 100 us or more. One
 // carrier, three LTs. If `long_holds_first`, they first take 24 turns each
 // holding for 400 us (each yields first, so the others wait and acquire
-// in lock_slow(), where holds are sampled). Then LT 0 locks the idle mutex
-// and holds across 4 yields while LTs 1 and 2 fail at each. Returns the
-// suspends made during that hold.
-std::uint64_t suspends_in_a_hold_begun_on_an_idle_mutex(bool long_holds_first) {
+// in lock_slow(), where holds are sampled). Then LT 0 alone locks and
+// unlocks the idle mutex `quiet_acquisitions` times, and then locks it and
+// holds across 4 yields while LTs 1 and 2 fail at each. Returns the
+// suspends made during that last hold.
+std::uint64_t suspends_in_a_hold_begun_on_an_idle_mutex(bool long_holds_first, unsigned quiet_acquisitions = 0) {
   using counted = counting_runtime<boost_fiber_runtime>;
   adaptive_mutex<counted> m(wait_policy{}.with_yield_every(1).with_suspend_after(4));
   unsigned learnt = 0;  // one carrier: plain variables
@@ -1002,6 +1003,10 @@ std::uint64_t suspends_in_a_hold_begun_on_an_idle_mutex(bool long_holds_first) {
     ++learnt;
     if (lt == 0) {
       while (learnt != 3) boost_fiber_runtime::yield();
+      for (unsigned i = 0; i < quiet_acquisitions; ++i) {
+        m.lock();
+        m.unlock();
+      }
       m.lock();
       held = true;
       const std::uint64_t before = counted::totals().suspends;
@@ -1022,6 +1027,21 @@ TEST(adaptive_mutex, no_hold_is_fast_while_holds_are_long) {
   EXPECT_EQ(suspends_in_a_hold_begun_on_an_idle_mutex(/*long_holds_first=*/true), 1u);
   // The control: with no holds sampled the hold is fast, and nobody parks.
   EXPECT_EQ(suspends_in_a_hold_begun_on_an_idle_mutex(/*long_holds_first=*/false), 0u);
+}
+
+// Holds are sampled only under contention, so a mutex whose holds were long
+// forgets them after a run of uncontended acquisitions (64 in a row with no
+// unlock through its slow path), and its holds are fast again.
+TEST(adaptive_mutex, holds_are_fast_again_after_a_run_of_uncontended_acquisitions) {
+  const unsigned run = detail::adaptive_mutex_access::forget_holds_after<adaptive_mutex<boost_fiber_runtime>>;
+  ASSERT_GT(run, 1u);
+  // The run's last acquisition forgets the holds: the hold after it is fast
+  // (LTs 1 and 2 yield through it).
+  EXPECT_EQ(suspends_in_a_hold_begun_on_an_idle_mutex(/*long_holds_first=*/true, run), 0u);
+  // The control: after half the run the hold is still counted (LT 2
+  // parks). (The last turns of the long holds may find the mutex idle as
+  // well, so the run can end a few acquisitions early: not run - 1.)
+  EXPECT_EQ(suspends_in_a_hold_begun_on_an_idle_mutex(/*long_holds_first=*/true, run / 2), 1u);
 }
 
 // Real parallelism: the adversary re-locks without pause on its own core

@@ -15,6 +15,9 @@ struct adaptive_mutex_access {
   static void lock_not_fast(M& m) {
     m.lock_not_fast();
   }
+  // Uncontended acquisitions after which a mutex forgets its sampled holds.
+  template <class M>
+  static constexpr auto forget_holds_after = M::forget_holds_after;
 };
 }  // namespace fibersync::detail
 

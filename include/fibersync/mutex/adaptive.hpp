@@ -237,7 +237,11 @@ class adaptive_mutex {
       // acquire: pairs with the release of unlock().
       if (word_.compare_exchange_weak(w, w | locked | (w != 0 || uncounted ? own_place() : 0),
                                       std::memory_order_acquire, std::memory_order_relaxed)) {
-        if (w != 0 || uncounted) note_barge();  // someone waits: we passed them
+        if (w != 0 || uncounted) {
+          note_barge();  // someone waits: we passed them
+        } else if (++quiet_acquisitions_ == forget_holds_after) {
+          forget_sampled_holds();  // only no_fast_holds kept this hold counted
+        }
         return true;
       }
     }
@@ -268,11 +272,14 @@ class adaptive_mutex {
   // sched_yield) until it ends, however long; behind a counted one it may
   // park. Set and cleared by holders in end_hold(), as the average crosses
   // the floor. Holds are sampled only from acquisitions in lock_slow() to
-  // unlock_slow(), so under uncontended use it keeps its last value: the
-  // first contended hold after a quiet spell may be a long fast one, and a
-  // mutex whose holds were once long stays without fast holds until it is
-  // contended again with short holds.
+  // unlock_slow(), so under uncontended use the average would never move,
+  // and a mutex whose holds were once long would free every hold with a
+  // CAS for good: after forget_holds_after acquisitions of an idle mutex
+  // with no unlock_slow() between them, the holder forgets the sampled
+  // holds and clears it. The price: the first contended hold after that
+  // may be a long fast one, which its waiters yield through.
   static constexpr std::uint32_t no_fast_holds = std::uint32_t{1} << 31;
+  static constexpr std::uint32_t forget_holds_after = 64;
   bool has_uncounted_waiters() const noexcept {
     return (uncounted_waiters_.load(std::memory_order_relaxed) & ~no_fast_holds) != 0;
   }
@@ -413,6 +420,13 @@ class adaptive_mutex {
         uncounted_waiters_.fetch_and(~no_fast_holds, std::memory_order_relaxed);
       }
     }
+  }
+  // Holder, after forget_holds_after acquisitions of an idle mutex: the
+  // sampled holds are forgotten, as if none had been timed (the wake-ups,
+  // timed only under contention, are kept), and holds may be fast again.
+  void forget_sampled_holds() noexcept {
+    hold_ns_.store(0, std::memory_order_relaxed);
+    uncounted_waiters_.fetch_and(~no_fast_holds, std::memory_order_relaxed);
   }
   // Both averages (weight 1/8) take a sample for at most 4x the average, and
   // the first for at most 8 x long_hold_ns: one stale hold time moves the
@@ -783,6 +797,7 @@ class adaptive_mutex {
   // that RMW touches only the waiter's node, which cannot run before its
   // grant.
   [[gnu::noinline]] void unlock_slow(word_type w) noexcept {
+    quiet_acquisitions_ = 0;
     end_hold();
     // Waiters behind an earlier fast hold, not yet counted: read before the
     // RMW that ends our use of the mutex.
@@ -915,6 +930,9 @@ class adaptive_mutex {
   // The sampled holds (see start_hold()).
   // Written by the holder (and cleared by a first waiter), read by waiters.
   std::uint32_t slow_acquisitions_ = 0;  // holder only
+  // Holder only: acquisitions of an idle mutex kept counted by
+  // no_fast_holds since the last unlock_slow().
+  std::uint32_t quiet_acquisitions_ = 0;
   std::uint32_t wake_ups_ = 0;           // holder only
   std::atomic<std::int64_t> held_since_{0};  // clock_ns() of a timed hold's start; 0: none
   std::atomic<std::int64_t> hold_ns_{0};     // moving average of the timed holds
