@@ -1033,7 +1033,8 @@ TEST(adaptive_mutex, no_hold_is_fast_while_holds_are_long) {
 // forgets them after a run of uncontended acquisitions (64 in a row with no
 // unlock through its slow path), and its holds are fast again.
 TEST(adaptive_mutex, holds_are_fast_again_after_a_run_of_uncontended_acquisitions) {
-  const unsigned run = detail::adaptive_mutex_access::forget_holds_after<adaptive_mutex<boost_fiber_runtime>>;
+  const unsigned run =
+      detail::adaptive_mutex_access::forget_holds_after<adaptive_mutex<counting_runtime<boost_fiber_runtime>>>;
   ASSERT_GT(run, 1u);
   // The run's last acquisition forgets the holds: the hold after it is fast
   // (LTs 1 and 2 yield through it).

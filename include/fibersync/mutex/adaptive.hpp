@@ -232,14 +232,15 @@ class adaptive_mutex {
     return false;
   }
   [[gnu::noinline]] bool try_lock_past_waiters(word_type& w) noexcept {
-    const bool uncounted = has_uncounted_waiters();
+    const std::uint32_t waiting = uncounted_waiters_.load(std::memory_order_relaxed);
+    const bool uncounted = (waiting & ~no_fast_holds) != 0;
     while ((w & locked) == 0) {
       // acquire: pairs with the release of unlock().
       if (word_.compare_exchange_weak(w, w | locked | (w != 0 || uncounted ? own_place() : 0),
                                       std::memory_order_acquire, std::memory_order_relaxed)) {
         if (w != 0 || uncounted) {
           note_barge();  // someone waits: we passed them
-        } else if (++quiet_acquisitions_ == forget_holds_after) {
+        } else if ((waiting & no_fast_holds) != 0 && ++quiet_acquisitions_ == forget_holds_after) {
           forget_sampled_holds();  // only no_fast_holds kept this hold counted
         }
         return true;
@@ -276,8 +277,11 @@ class adaptive_mutex {
   // and a mutex whose holds were once long would free every hold with a
   // CAS for good: after forget_holds_after acquisitions of an idle mutex
   // with no unlock_slow() between them, the holder forgets the sampled
-  // holds and clears it. The price: the first contended hold after that
-  // may be a long fast one, which its waiters yield through.
+  // holds and clears it. The price, if holds are still long: until the
+  // sampled holds set it again (one sample in sample_every acquisitions in
+  // lock_slow(); the first sets it if it lasted 8 x long_hold_ns, a hold of
+  // 400 us needs about four), every hold begun on an idle mutex is fast,
+  // and waiters that arrive during one yield through it.
   static constexpr std::uint32_t no_fast_holds = std::uint32_t{1} << 31;
   static constexpr std::uint32_t forget_holds_after = 64;
   bool has_uncounted_waiters() const noexcept {
