@@ -233,7 +233,7 @@ class adaptive_mutex {
   }
   [[gnu::noinline]] bool try_lock_past_waiters(word_type& w) noexcept {
     const std::uint32_t waiting = uncounted_waiters_.load(std::memory_order_relaxed);
-    const bool uncounted = (waiting & ~no_fast_holds) != 0;
+    const bool uncounted = any_uncounted(waiting);
     while ((w & locked) == 0) {
       // acquire: pairs with the release of unlock().
       if (word_.compare_exchange_weak(w, w | locked | (w != 0 || uncounted ? own_place() : 0),
@@ -284,8 +284,17 @@ class adaptive_mutex {
   // and waiters that arrive during one yield through it.
   static constexpr std::uint32_t no_fast_holds = std::uint32_t{1} << 31;
   static constexpr std::uint32_t forget_holds_after = 64;
+  static bool any_uncounted(std::uint32_t waiting) noexcept { return (waiting & ~no_fast_holds) != 0; }
   bool has_uncounted_waiters() const noexcept {
-    return (uncounted_waiters_.load(std::memory_order_relaxed) & ~no_fast_holds) != 0;
+    return any_uncounted(uncounted_waiters_.load(std::memory_order_relaxed));
+  }
+  // Holder only (end_hold(), forget_sampled_holds()): sets or clears the bit.
+  void bar_fast_holds(bool barred) noexcept {
+    if (barred) {
+      uncounted_waiters_.fetch_or(no_fast_holds, std::memory_order_relaxed);
+    } else {
+      uncounted_waiters_.fetch_and(~no_fast_holds, std::memory_order_relaxed);
+    }
   }
   static constexpr word_type competing_one = word_type{1} << 5;  // bits 5..31: competing waiters
   static constexpr word_type parked_one = word_type{1} << 32;    // bits 32..55: parked waiters
@@ -418,11 +427,7 @@ class adaptive_mutex {
     // Fast holds only while the sampled holds are short (see no_fast_holds).
     const bool long_holds = hold_ns_.load(std::memory_order_relaxed) >= long_hold_ns;
     if (long_holds != ((uncounted_waiters_.load(std::memory_order_relaxed) & no_fast_holds) != 0)) {
-      if (long_holds) {
-        uncounted_waiters_.fetch_or(no_fast_holds, std::memory_order_relaxed);
-      } else {
-        uncounted_waiters_.fetch_and(~no_fast_holds, std::memory_order_relaxed);
-      }
+      bar_fast_holds(long_holds);
     }
   }
   // Holder, after forget_holds_after acquisitions of an idle mutex: the
@@ -430,7 +435,7 @@ class adaptive_mutex {
   // timed only under contention, are kept), and holds may be fast again.
   void forget_sampled_holds() noexcept {
     hold_ns_.store(0, std::memory_order_relaxed);
-    uncounted_waiters_.fetch_and(~no_fast_holds, std::memory_order_relaxed);
+    bar_fast_holds(false);
   }
   // Both averages (weight 1/8) take a sample for at most 4x the average, and
   // the first for at most 8 x long_hold_ns: one stale hold time moves the
@@ -919,8 +924,7 @@ class adaptive_mutex {
   void guard_unlock() noexcept { guard_.store(false, std::memory_order_release); }
 
   // LOCKED | WOKEN | RESERVED | WOKEN_LOST | FAST_HOLD | competing count |
-  // parked count |
-  // holder's place
+  // parked count | holder's place
   alignas(detail::cache_line_size) std::atomic<word_type> word_{0};
   // The waiters in wait_out_fast_hold(), and no_fast_holds: while either,
   // no hold is fast. On the word's line, which try_lock() has just read,
@@ -931,12 +935,12 @@ class adaptive_mutex {
   // handed waiter acquired), and since the last such yield in unlock().
   std::uint32_t barges_ = 0;
   std::uint32_t barges_since_yield_ = 0;
-  // The sampled holds (see start_hold()).
-  // Written by the holder (and cleared by a first waiter), read by waiters.
-  std::uint32_t slow_acquisitions_ = 0;  // holder only
   // Holder only: acquisitions of an idle mutex kept counted by
   // no_fast_holds since the last unlock_slow().
   std::uint32_t quiet_acquisitions_ = 0;
+  // The sampled holds (see start_hold()).
+  // Written by the holder (and cleared by a first waiter), read by waiters.
+  std::uint32_t slow_acquisitions_ = 0;  // holder only
   std::uint32_t wake_ups_ = 0;           // holder only
   std::atomic<std::int64_t> held_since_{0};  // clock_ns() of a timed hold's start; 0: none
   std::atomic<std::int64_t> hold_ns_{0};     // moving average of the timed holds
