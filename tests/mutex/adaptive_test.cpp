@@ -27,6 +27,14 @@ namespace fibersync::test {
 namespace {
 using namespace std::chrono_literals;
 
+// Runs `lts` LTs on one Boost.Fiber carrier: nothing runs in parallel, and
+// the LTs take turns in the order their yields give.
+void run_on_one_carrier(unsigned lts, const lt_body& body) {
+  executor_options o;
+  o.carriers = 1;
+  run_lts_on_boost_fibers(o, lts, body);
+}
+
 struct adversary_stats {
   long worst_bypass = 0;  // acquisitions by others between a victim's arrival and its acquisition
   long victims_done_at = -1;  // adversary acquisitions when the last victim finished
@@ -42,9 +50,7 @@ adversary_stats run_adversary(M& m, unsigned victims, unsigned victim_rounds, un
   long total = 0, adversary = 0;
   unsigned victims_left = victims;
   watchdog dog("adaptive adversary", 120s);
-  executor_options o;
-  o.carriers = 1;
-  run_lts_on_boost_fibers(o, victims + 1, [&](unsigned lt) {
+  run_on_one_carrier(victims + 1, [&](unsigned lt) {
     if (lt == 0) {
       for (unsigned i = 0; i < adversary_rounds; ++i) {
         m.lock();
@@ -128,10 +134,8 @@ void run_victims_behind_a_holder_that_never_waits(bool victims_park, int holder_
   long after_release = 0;  // LT 0's acquisitions after its first unlock
   long holder_waits = 0;    // ... of them, the ones that found the word taken
   watchdog dog("adaptive victims behind a holder that never waits", 60s);
-  executor_options o;
-  o.carriers = 1;
   counted::reset();
-  run_lts_on_boost_fibers(o, 1 + victims, [&](unsigned lt) {
+  run_on_one_carrier(1 + victims, [&](unsigned lt) {
     if (lt != 0) {
       m.lock();
       m.unlock();
@@ -142,11 +146,7 @@ void run_victims_behind_a_holder_that_never_waits(bool victims_park, int holder_
     // victim waits uncounted, in the carrier's ready queue, and LT 0 learns
     // of it only from the mutex's uncounted count): the same hang, in the
     // form it takes with fast holds. A victim can park only in a counted hold.
-    if (victims_park) {
-      lock_counted(m);
-    } else {
-      m.lock();
-    }
+    lock_counted_if(victims_park, m);
     for (int i = 0; i < holder_yields; ++i) boost_fiber_runtime::yield();  // each victim fails each time
     m.unlock();
     while (victims_done.load(std::memory_order_relaxed) != victims) {
@@ -203,9 +203,7 @@ TEST(adaptive_mutex, a_woken_lt_that_cannot_run_gets_the_lock_within_the_patienc
   long total = 0;          // acquisitions, counted inside the critical sections
   long woken_bypass = -1;  // acquisitions by others between LT 2's lock() and its acquisition
   watchdog dog("adaptive patience limit", 60s);
-  executor_options o;
-  o.carriers = 1;
-  run_lts_on_boost_fibers(o, 3 + loopers, [&](unsigned lt) {
+  run_on_one_carrier(3 + loopers, [&](unsigned lt) {
     if (lt == 0) {
       m.lock();
       ++total;
@@ -247,9 +245,7 @@ TEST(adaptive_mutex, the_unannounced_spin_stays_short_with_the_largest_max_backo
       wait_policy{}.with_max_backoff(std::numeric_limits<std::uint32_t>::max()).with_yield_every(1));
   long counter = 0;
   watchdog dog("adaptive unannounced spin with the largest max_backoff", 60s);
-  executor_options o;
-  o.carriers = 1;
-  run_lts_on_boost_fibers(o, 2, [&](unsigned) {
+  run_on_one_carrier(2, [&](unsigned) {
     for (int i = 0; i < 20; ++i) {
       m.lock();
       boost_fiber_runtime::yield();  // the other LT runs, finds the word held and spins
@@ -308,10 +304,8 @@ std::uint64_t suspends_while_two_lts_compete(std::uint32_t suspend_after, int ho
   std::atomic<bool> held{false};
   std::uint64_t before_unlock = 0;
   watchdog dog("adaptive second competing waiter", 60s);
-  executor_options o;
-  o.carriers = 1;
   counted::reset();
-  run_lts_on_boost_fibers(o, 3, [&](unsigned lt) {
+  run_on_one_carrier(3, [&](unsigned lt) {
     if (lt == 0) {
       lock_counted(m);
       held.store(true, std::memory_order_relaxed);
@@ -381,9 +375,7 @@ struct assigned_carriers_runtime {
   // carrier_of_lt(i), or on carrier 0.
   template <class CarrierOf, class Body>
   static void run_lts(unsigned lts, CarrierOf carrier_of_lt, Body body) {
-    executor_options o;
-    o.carriers = 1;
-    run_lts_on_boost_fibers(o, lts, [&](unsigned lt) {
+    run_on_one_carrier(lts, [&](unsigned lt) {
       carrier_of[current()] = carrier_of_lt(lt);
       body(lt);
     });
@@ -927,16 +919,10 @@ first_and_second_hold waiters_during_two_holds(bool first_hold_fast) {
   std::atomic<bool> held{false};
   first_and_second_hold r;
   watchdog dog("adaptive waiters during a fast hold", 60s);
-  executor_options o;
-  o.carriers = 1;
   counted::reset();
-  run_lts_on_boost_fibers(o, 4, [&](unsigned lt) {
+  run_on_one_carrier(4, [&](unsigned lt) {
     if (lt == 0) {
-      if (first_hold_fast) {
-        m.lock();
-      } else {
-        lock_counted(m);
-      }
+      lock_counted_if(!first_hold_fast, m);
       ++r.acquisitions;
       held.store(true, std::memory_order_relaxed);
       for (int i = 0; i < 4; ++i) boost_fiber_runtime::yield();
@@ -987,10 +973,8 @@ std::uint64_t suspends_in_a_hold_begun_on_an_idle_mutex(bool long_holds_first, u
   bool held = false;
   std::uint64_t during = 0;
   watchdog dog("adaptive hold begun on an idle mutex", 60s);
-  executor_options o;
-  o.carriers = 1;
   counted::reset();
-  run_lts_on_boost_fibers(o, 3, [&](unsigned lt) {
+  run_on_one_carrier(3, [&](unsigned lt) {
     for (int turn = 0; long_holds_first && turn < 24; ++turn) {
       m.lock();
       boost_fiber_runtime::yield();

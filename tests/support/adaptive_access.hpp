@@ -31,4 +31,14 @@ template <runtime R>
 void lock_counted(adaptive_mutex<R>& m) {
   detail::adaptive_mutex_access::lock_not_fast(m);
 }
+// lock_counted(m) if `counted`, else m.lock() (on an idle adaptive_mutex a
+// fast hold).
+template <class M>
+void lock_counted_if(bool counted, M& m) {
+  if (counted) {
+    lock_counted(m);
+  } else {
+    m.lock();
+  }
+}
 }  // namespace fibersync::test
