@@ -57,7 +57,11 @@ TEST_P(event_arch, set_releases_every_waiter_many_setters_and_waiters) {
 
 TEST_P(event_arch, set_then_reset_still_releases_blocked_waiters) {
   watchdog dog("event: set+reset", 120s);
-  sched::scheduler s(opts(2));
+  // Stealing off: a uthread spawned on a carrier runs on that carrier (the
+  // probes below depend on it).
+  auto options = opts(2);
+  options.stealing = false;
+  sched::scheduler s(options);
   for (int round = 0; round < 50; ++round) {
     sched::event e(s, GetParam());
     std::atomic<int> blocked{0}, released{0};
@@ -70,6 +74,13 @@ TEST_P(event_arch, set_then_reset_still_releases_blocked_waiters) {
       }));
     }
     while (blocked.load() != 32) std::this_thread::yield();
+    // A counted waiter may not have reached wait() yet: the OS can preempt
+    // its carrier between the two, and a set()+reset() that overtook it
+    // would leave it blocked on an unset event, as it should be. A carrier
+    // runs one uthread at a time and a waiter does not switch out between
+    // the count and wait(), so a probe run on every carrier after the count
+    // reached 32 proves every waiter blocked.
+    for (unsigned c = 0; c < s.carriers(); ++c) s.spawn_on(c, [] {}).join();
     std::this_thread::sleep_for(round % 5 == 0 ? 2ms : 0ms);
     e.set();
     e.reset();  // must not take back the wake-ups of the waiters set() released
