@@ -55,37 +55,82 @@ TEST_P(event_arch, set_releases_every_waiter_many_setters_and_waiters) {
   }
 }
 
+// A scheduler on which a uthread spawned on a carrier runs on that carrier
+// (no stealing), as spawn_blocked_waiters() needs.
+sched::scheduler_options no_stealing(unsigned carriers) {
+  auto o = opts(carriers);
+  o.stealing = false;
+  return o;
+}
+
+// Spawns n waiters on e, each adding 1 to `released` once wait() returns,
+// and returns once every one of them is blocked in wait(). A waiter counted
+// on its way may not have reached wait() yet: the OS can preempt its
+// carrier between the two, and a set()+reset() that overtook it would leave
+// it blocked on an unset event, as it should be. A carrier runs one uthread
+// at a time, a waiter does not switch out between the count and wait(), and
+// a blocking wait() is registered before its carrier runs anything else, so
+// a probe run on every carrier after the count reached n proves every waiter
+// blocked. Needs a scheduler made with no_stealing().
+std::vector<sched::task> spawn_blocked_waiters(sched::scheduler& s, sched::event& e, int n,
+                                               std::atomic<int>& released) {
+  std::atomic<int> counted{0};
+  std::vector<sched::task> tasks;
+  for (int i = 0; i < n; ++i) {
+    tasks.push_back(s.spawn([&] {
+      counted.fetch_add(1);
+      e.wait();
+      released.fetch_add(1);
+    }));
+  }
+  while (counted.load() != n) std::this_thread::yield();
+  for (unsigned c = 0; c < s.carriers(); ++c) s.spawn_on(c, [] {}).join();
+  return tasks;
+}
+
 TEST_P(event_arch, set_then_reset_still_releases_blocked_waiters) {
   watchdog dog("event: set+reset", 120s);
-  // Stealing off: a uthread spawned on a carrier runs on that carrier (the
-  // probes below depend on it).
-  auto options = opts(2);
-  options.stealing = false;
-  sched::scheduler s(options);
+  sched::scheduler s(no_stealing(2));
   for (int round = 0; round < 50; ++round) {
     sched::event e(s, GetParam());
-    std::atomic<int> blocked{0}, released{0};
-    std::vector<sched::task> tasks;
-    for (int i = 0; i < 32; ++i) {
-      tasks.push_back(s.spawn([&] {
-        blocked.fetch_add(1);
-        e.wait();
-        released.fetch_add(1);
-      }));
-    }
-    while (blocked.load() != 32) std::this_thread::yield();
-    // A counted waiter may not have reached wait() yet: the OS can preempt
-    // its carrier between the two, and a set()+reset() that overtook it
-    // would leave it blocked on an unset event, as it should be. A carrier
-    // runs one uthread at a time and a waiter does not switch out between
-    // the count and wait(), so a probe run on every carrier after the count
-    // reached 32 proves every waiter blocked.
-    for (unsigned c = 0; c < s.carriers(); ++c) s.spawn_on(c, [] {}).join();
+    std::atomic<int> released{0};
+    auto tasks = spawn_blocked_waiters(s, e, 32, released);
     std::this_thread::sleep_for(round % 5 == 0 ? 2ms : 0ms);
     e.set();
     e.reset();  // must not take back the wake-ups of the waiters set() released
     for (auto& t : tasks) t.join();
     EXPECT_EQ(released.load(), 32);
+    EXPECT_FALSE(e.is_set());
+  }
+}
+
+// reset() from another thread while set() releases its waiters (A2's
+// SETTING | RESET_PENDING; in A0 and A1 a reset() between set()'s steps):
+// the waiters set() found blocked must all be released, whichever
+// comes first.
+TEST_P(event_arch, reset_racing_set_still_releases_blocked_waiters) {
+  watchdog dog("event: reset racing set", 120s);
+  sched::scheduler s(no_stealing(2));
+  for (int round = 0; round < 200; ++round) {
+    sched::event e(s, GetParam());
+    std::atomic<int> released{0};
+    auto tasks = spawn_blocked_waiters(s, e, 32, released);
+    std::atomic<bool> go{false}, set_done{false};
+    std::thread setter([&] {
+      while (!go.load()) {}
+      e.set();
+      set_done = true;
+    });
+    std::thread resetter([&] {
+      while (!go.load()) {}
+      while (!set_done.load()) e.reset();
+    });
+    go = true;
+    setter.join();
+    resetter.join();
+    for (auto& t : tasks) t.join();
+    EXPECT_EQ(released.load(), 32) << "round " << round;
+    e.reset();
     EXPECT_FALSE(e.is_set());
   }
 }
