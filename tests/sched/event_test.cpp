@@ -88,33 +88,39 @@ std::vector<sched::task> spawn_blocked_waiters(sched::scheduler& s, sched::event
   return tasks;
 }
 
-TEST_P(event_arch, set_then_reset_still_releases_blocked_waiters) {
-  watchdog dog("event: set+reset", 120s);
+// Rounds of 32 waiters blocked on a fresh event: release(e, round) must
+// release every one of them (else the joins hang until the watchdog fires)
+// and leave the event unset.
+template <class Release>
+void expect_blocked_waiters_released(arch a, int rounds, Release release) {
   sched::scheduler s(no_stealing(2));
-  for (int round = 0; round < 50; ++round) {
-    sched::event e(s, GetParam());
+  for (int round = 0; round < rounds; ++round) {
+    sched::event e(s, a);
     std::atomic<int> released{0};
     auto tasks = spawn_blocked_waiters(s, e, 32, released);
+    release(e, round);
+    for (auto& t : tasks) t.join();
+    EXPECT_EQ(released.load(), 32) << "round " << round;
+    EXPECT_FALSE(e.is_set()) << "round " << round;
+  }
+}
+
+TEST_P(event_arch, set_then_reset_still_releases_blocked_waiters) {
+  watchdog dog("event: set+reset", 120s);
+  expect_blocked_waiters_released(GetParam(), 50, [](sched::event& e, int round) {
     std::this_thread::sleep_for(round % 5 == 0 ? 2ms : 0ms);
     e.set();
     e.reset();  // must not take back the wake-ups of the waiters set() released
-    for (auto& t : tasks) t.join();
-    EXPECT_EQ(released.load(), 32);
-    EXPECT_FALSE(e.is_set());
-  }
+  });
 }
 
 // reset() from another thread while set() releases its waiters (A2's
 // SETTING | RESET_PENDING; in A0 and A1 a reset() between set()'s steps):
-// the waiters set() found blocked must all be released, whichever
-// comes first.
+// the waiters set() found blocked must all be released, whichever comes
+// first.
 TEST_P(event_arch, reset_racing_set_still_releases_blocked_waiters) {
   watchdog dog("event: reset racing set", 120s);
-  sched::scheduler s(no_stealing(2));
-  for (int round = 0; round < 200; ++round) {
-    sched::event e(s, GetParam());
-    std::atomic<int> released{0};
-    auto tasks = spawn_blocked_waiters(s, e, 32, released);
+  expect_blocked_waiters_released(GetParam(), 200, [](sched::event& e, int) {
     std::atomic<bool> go{false}, set_done{false};
     std::thread setter([&] {
       while (!go.load()) {}
@@ -128,11 +134,8 @@ TEST_P(event_arch, reset_racing_set_still_releases_blocked_waiters) {
     go = true;
     setter.join();
     resetter.join();
-    for (auto& t : tasks) t.join();
-    EXPECT_EQ(released.load(), 32) << "round " << round;
-    e.reset();
-    EXPECT_FALSE(e.is_set());
-  }
+    e.reset();  // a reset() before set() leaves it set
+  });
 }
 
 TEST_P(event_arch, reset_makes_later_waiters_block_until_next_set) {
