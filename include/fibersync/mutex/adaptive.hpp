@@ -240,7 +240,7 @@ class adaptive_mutex {
                                       std::memory_order_acquire, std::memory_order_relaxed)) {
         if (w != 0 || uncounted) {
           note_barge();  // someone waits: we passed them
-        } else if ((waiting & no_fast_holds) != 0 && ++quiet_acquisitions_ == forget_holds_after) {
+        } else if (fast_holds_barred(waiting) && ++quiet_acquisitions_ == forget_holds_after) {
           forget_sampled_holds();  // only no_fast_holds kept this hold counted
         }
         return true;
@@ -285,6 +285,7 @@ class adaptive_mutex {
   static constexpr std::uint32_t no_fast_holds = std::uint32_t{1} << 31;
   static constexpr std::uint32_t forget_holds_after = 64;
   static bool any_uncounted(std::uint32_t waiting) noexcept { return (waiting & ~no_fast_holds) != 0; }
+  static bool fast_holds_barred(std::uint32_t waiting) noexcept { return (waiting & no_fast_holds) != 0; }
   bool has_uncounted_waiters() const noexcept {
     return any_uncounted(uncounted_waiters_.load(std::memory_order_relaxed));
   }
@@ -426,7 +427,7 @@ class adaptive_mutex {
     add_bounded_sample(hold_ns_, clock_ns() - since);
     // Fast holds only while the sampled holds are short (see no_fast_holds).
     const bool long_holds = hold_ns_.load(std::memory_order_relaxed) >= long_hold_ns;
-    if (long_holds != ((uncounted_waiters_.load(std::memory_order_relaxed) & no_fast_holds) != 0)) {
+    if (long_holds != fast_holds_barred(uncounted_waiters_.load(std::memory_order_relaxed))) {
       bar_fast_holds(long_holds);
     }
   }
