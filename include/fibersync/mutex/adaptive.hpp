@@ -177,12 +177,14 @@ class adaptive_mutex {
   adaptive_mutex& operator=(const adaptive_mutex&) = delete;
 
   void lock() {
-    if (!try_lock()) lock_slow();
+    word_type w;
+    if (!try_lock_idle(w)) [[unlikely]] lock_contended(w);
   }
 
   bool try_lock() noexcept {
-    word_type w = word_.load(std::memory_order_relaxed);
-    return try_lock_from(w);
+    word_type w;
+    if (try_lock_idle(w)) [[likely]] return true;
+    return try_lock_again(w);
   }
 
   void unlock() noexcept {
@@ -190,22 +192,40 @@ class adaptive_mutex {
     // in TTAS (a second RMW here cost text-stats at 1 LT 2-13%:
     // docs/ADAPTIVE.md, findings 26 and 27). Only this holder writes the
     // word now.
-    if (word_.load(std::memory_order_relaxed) == (locked | fast_hold)) {
+    if (word_.load(std::memory_order_relaxed) == (locked | fast_hold)) [[likely]] {
       // release: pairs with the acquire CAS of the next holder.
       word_.store(0, std::memory_order_release);
       return;
     }
-    word_type w = locked;
-    // A counted hold. release: pairs with the acquire CAS of the next
-    // holder. The CAS (not a store) fails when a waiter counted itself
-    // meanwhile.
-    if (word_.compare_exchange_strong(w, 0, std::memory_order_release, std::memory_order_relaxed)) return;
-    unlock_slow(w);
+    unlock_counted();
   }
 
  private:
   friend struct detail::adaptive_mutex_access;
   using word_type = std::uint64_t;
+
+  // The uncontended path, inlined into the caller: a fast hold begun from
+  // an idle word (see try_lock_from()). Everything else is one out-of-line
+  // call from lock(), try_lock() and unlock() each, so that the caller's
+  // loop keeps its registers: with a call for each step of the slow paths
+  // the compiler kept a caller's values on the stack across the fast path
+  // too (docs/ADAPTIVE.md, finding 32). On failure w is the word as last
+  // read. acquire: pairs with the release of unlock().
+  [[gnu::always_inline]] bool try_lock_idle(word_type& w) noexcept {
+    w = word_.load(std::memory_order_relaxed);
+    if (w != 0 || uncounted_waiters_.load(std::memory_order_relaxed) != 0) [[unlikely]] return false;
+    return word_.compare_exchange_strong(w, locked | fast_hold, std::memory_order_acquire, std::memory_order_relaxed);
+  }
+  [[gnu::noinline]] bool try_lock_again(word_type w) noexcept { return try_lock_from(w); }
+  [[gnu::noinline]] void lock_contended(word_type w) {
+    if (!try_lock_from(w)) lock_slow();
+  }
+  // A counted hold. release: pairs with the acquire CAS of the next holder.
+  // The CAS (not a store) fails when a waiter counted itself meanwhile.
+  [[gnu::noinline]] void unlock_counted() noexcept {
+    word_type w = locked;
+    if (!word_.compare_exchange_strong(w, 0, std::memory_order_release, std::memory_order_relaxed)) unlock_slow(w);
+  }
 
   // lock(), except that a free word of 0 is taken as a counted hold, never a
   // fast one, so that waiters that arrive during it count themselves. The
