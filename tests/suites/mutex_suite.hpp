@@ -258,18 +258,49 @@ template <class Case>
 class fifo_suite : public ::testing::Test {};
 TYPED_TEST_SUITE_P(fifo_suite);
 
+// R, plus a note of an OS thread's first wait inside lock(): its first
+// yield or suspend. Every FIFO lock here takes its place in the queue (a
+// ticket, a swap of the tail) before it first waits, so the note says the
+// thread has queued.
+template <class R>
+struct first_wait_noting_runtime : R {
+  // Set by a test thread before its lock(); null on the other threads.
+  static inline thread_local std::atomic<bool>* first_wait = nullptr;
+  static void yield() {
+    note();
+    R::yield();
+  }
+  static void suspend() {
+    note();
+    R::suspend();
+  }
+
+ private:
+  static void note() noexcept {
+    if (first_wait != nullptr) first_wait->store(true, std::memory_order_release);
+  }
+};
+
 // Waiters arrive one by one while LT 0 holds the lock; they must acquire in
 // arrival order. Cooperative runtimes: one carrier runs LTs in spawn order and
 // each waiter enqueues before its first yield, so arrival order is the LT
-// index. OS threads: arrivals are staggered by a pause long enough for each
-// thread to have enqueued.
+// index. OS threads: each waiter calls lock() only once the one before it
+// has begun to wait inside its own lock() (first_wait_noting_runtime), and
+// LT 0 unlocks once the last one has, so no sleep has to be long enough.
 TYPED_TEST_P(fifo_suite, no_waiter_bypassed_by_later_arrival) {
   using R = typename TypeParam::runtime;
+  using noting = first_wait_noting_runtime<R>;
+  using mutex_type = std::conditional_t<cooperative_v<TypeParam>, typename TypeParam::mutex,
+                                        typename TypeParam::template mutex_on<noting>>;
   for (const std::uint32_t suspend_after : {0u, 1u, 16u}) {
-    typename TypeParam::mutex m(wait_policy{}.with_suspend_after(suspend_after).with_yield_every(2));
+    mutex_type m(wait_policy{}.with_suspend_after(suspend_after).with_yield_every(2));
     const unsigned waiters = cooperative_v<TypeParam> ? 32 : 8;
     std::vector<unsigned> order;
-    std::atomic<unsigned> arrived{0};
+    // OS threads: [0] LT 0 holds the lock; [lt] waiter lt has begun to wait.
+    std::vector<std::atomic<bool>> ready(waiters + 1);
+    const auto wait_for = [](const std::atomic<bool>& flag) {
+      while (!flag.load(std::memory_order_acquire)) std::this_thread::sleep_for(200us);
+    };
     watchdog dog("fifo order", 60s);
     run_lts<R>(1, waiters + 1, [&](unsigned lt) {
       if (lt == 0) {
@@ -277,18 +308,16 @@ TYPED_TEST_P(fifo_suite, no_waiter_bypassed_by_later_arrival) {
         if constexpr (cooperative_v<TypeParam>) {
           for (int k = 0; k < 4; ++k) R::yield();
         } else {
-          while (arrived.load() != waiters) std::this_thread::sleep_for(1ms);
-          std::this_thread::sleep_for(50ms);
+          ready[0].store(true, std::memory_order_release);
+          wait_for(ready[waiters]);
         }
         order.push_back(0);
         m.unlock();
         return;
       }
       if constexpr (!cooperative_v<TypeParam>) {
-        // Wait for LT 0 to hold the lock and for the previous arrival.
-        while (arrived.load() != lt - 1) std::this_thread::sleep_for(1ms);
-        std::this_thread::sleep_for(lt == 1 ? 50ms : 20ms);
-        arrived.fetch_add(1);
+        wait_for(ready[lt - 1]);
+        noting::first_wait = &ready[lt];
       }
       m.lock();
       order.push_back(lt);

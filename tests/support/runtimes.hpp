@@ -81,6 +81,9 @@ template <template <class> class M, class R>
 struct mutex_case {
   using runtime = counting_runtime<R>;
   using mutex = M<runtime>;
+  // The same lock on another runtime (a test's decorator of `runtime`).
+  template <class Other>
+  using mutex_on = M<Other>;
   static constexpr bool parks = parks_waiters<M>;
   static constexpr unsigned park_share_inverse = min_park_share_inverse<M>;
 };
