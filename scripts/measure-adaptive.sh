@@ -5,8 +5,12 @@
 # (fibersync-report rank). Needs a Release build (scripts/main.sh makes one)
 # and the report tool (.venv); writes OUTDIR/rank.md, OUTDIR/rank.png and
 # OUTDIR/leaders.md (fibersync-report leaders: which lock leads each load).
-# About 50 minutes on 2 cores (5 repetitions; REPS=3 takes ~30 but leaves
-# the rank without its resampled interval); run it on an idle machine.
+# Then it measures again, RECHECK_REPS repetitions each (default 15; 0
+# skips it), the configurations the ranking leaves in doubt or below the
+# library (scripts/recheck-adaptive.sh: OUTDIR/recheck/rank.md).
+# About 40 minutes on 2 cores for the sweep (5 repetitions; REPS=3 takes ~21
+# but leaves the rank without its resampled interval) and 20 for the
+# recheck; run it on an idle machine.
 # BENCH=path selects another build (e.g. one with Argobots).
 #   bash scripts/measure-adaptive.sh [OUTDIR] [extra fibersync-bench flags]
 #   e.g. bash scripts/measure-adaptive.sh results/adaptive-2node --topology 2x1 --pinning compact
@@ -48,7 +52,10 @@ jsons=("$out"/*.json)
 .venv/bin/fibersync-report leaders "${jsons[@]}" > "$out/leaders.md" ||
   echo "measure-adaptive: no leaders table (see the error above)" >&2
 echo "measure-adaptive: ranking in $out/rank.md, figure in $out/rank.png, leaders per load in $out/leaders.md" >&2
+if [ "${RECHECK_REPS:-15}" != 0 ]; then
+  BENCH=$bench bash scripts/recheck-adaptive.sh "$out" || failed+=("recheck")
+fi
 if [ ${#failed[@]} -gt 0 ]; then
-  echo "measure-adaptive: presets with failed runs (ranked from their completed runs): ${failed[*]}" >&2
+  echo "measure-adaptive: failed runs in (ranked from what completed): ${failed[*]}" >&2
   exit 1
 fi

@@ -96,6 +96,13 @@ def _cmd_rank(args: argparse.Namespace) -> int:
             write_rank_figure(rows, args.mutex, args.plot)
         except ValueError as exc:
             return _error(str(exc))
+    if args.recheck:
+        from .rank import recheck_plan, write_recheck_plan
+
+        try:
+            write_recheck_plan(recheck_plan(rows, args.mutex), args.recheck)
+        except ValueError as exc:
+            return _error(str(exc))
     sys.stdout.write(format_rank(rows, args.mutex, worst=args.worst, ignored=ignore))
     return EXIT_OK
 
@@ -229,6 +236,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--plot",
         metavar="FILE",
         help="also draw the ratio of every configuration, one panel per scenario, into FILE (.png or .svg)",
+    )
+    p.add_argument(
+        "--recheck",
+        metavar="FILE",
+        help="also write, as JSON, the configurations worth measuring again (interval not clearly within 10%%, "
+        "or below the library) with the fibersync-bench arguments that run them",
     )
     p.set_defaults(func=_cmd_rank)
 

@@ -52,7 +52,7 @@ import inspect
 import math
 import statistics
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
@@ -69,6 +69,7 @@ class RankRow:
     library: float | None
     paired_vs_best: float | None = None  # median of per-repetition ratios to best_other
     interval: tuple[float, float] | None = None  # resampled 90% interval of vs_best (module docstring)
+    medians: dict[str, float] = field(default_factory=dict)  # every mutex of the configuration
 
     @property
     def vs_best(self) -> float:
@@ -108,7 +109,9 @@ def rank(results: Results, subject: str, ignore: Sequence[str] = ()) -> list[Ran
         paired = _paired_ratio(by_mutex[subject], by_mutex[best])
         interval = _resampled_interval(by_mutex[subject], [by_mutex[m] for m in sorted(others)])
         rows.append(
-            RankRow(points[key], medians[subject], best, others[best], medians.get(BASELINE_MUTEX), paired, interval)
+            RankRow(
+                points[key], medians[subject], best, others[best], medians.get(BASELINE_MUTEX), paired, interval, medians
+            )
         )
     return rows
 
@@ -284,6 +287,102 @@ def format_rank(
         lines += [f"- {_describe(r.point)}: {r.vs_library:.2f}" for r in below_lib]
     return "\n".join(lines) + "\n"
 
+
+
+#: A configuration is measured again with the other mutexes whose median is
+#: at least this fraction of the best other's (and the chosen one and the
+#: library): a lock at less than half the best is not the best of a longer
+#: run, and leaving such locks out (the FIFO locks in text-stats on OS
+#: threads at 64 threads: 70 acq/ms, 14 s a run) keeps a recheck to minutes.
+RECHECK_CONTENDER_FLOOR = 0.5
+
+#: Configuration keys the harness takes as options of their own; every other
+#: key of a configuration is a scenario field, given with --set.
+_BENCH_OPTIONS = {
+    "scenario": "--preset",
+    "runtime": "--runtime",
+    "lts": "--lts",
+    "carriers": "--carriers",
+    "pinning": "--pinning",
+    "topology": "--topology",
+}
+
+
+def recheck_reasons(row: RankRow, best_floor: float = 0.9) -> list[str]:
+    """Why a configuration is worth measuring again with more repetitions:
+    its interval does not put it clearly at or above the floor (without an
+    interval: its ratio is below the floor), or it is below the library.
+    Empty if neither."""
+    reasons = []
+    verdict = interval_verdict(row.interval, best_floor)
+    if verdict in ("below", "undecided"):
+        reasons.append(f"interval {verdict}")
+    elif verdict == "n/a" and row.vs_best < best_floor:
+        reasons.append(f"ratio {row.vs_best:.2f}, no interval")
+    if row.vs_library is not None and row.vs_library < 1.0:
+        reasons.append(f"library ratio {row.vs_library:.2f}")
+    return reasons
+
+
+def _bench_value(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def recheck_plan(rows: Sequence[RankRow], subject: str, best_floor: float = 0.9) -> list[dict[str, Any]]:
+    """The configurations that recheck_reasons() names, worst first, each
+    with the fibersync-bench arguments that run it again (less --reps and
+    --duration-ms, which the caller chooses): the configuration's own
+    scenario, runtime, LTs, carriers, pinning, topology and swept fields,
+    and the mutexes: the chosen one, the library where the configuration
+    has it, and every other within RECHECK_CONTENDER_FLOOR of the best."""
+    plan = []
+    for row in sorted(rows, key=lambda r: r.vs_best):
+        reasons = recheck_reasons(row, best_floor)
+        if not reasons:
+            continue
+        contenders = [
+            m
+            for m, v in row.medians.items()
+            if m not in (subject, BASELINE_MUTEX) and v >= RECHECK_CONTENDER_FLOOR * row.best_other_value
+        ]
+        mutexes = [subject, *sorted(contenders), *([BASELINE_MUTEX] if BASELINE_MUTEX in row.medians else [])]
+        args: list[str] = []
+        for key in POINT_KEYS:
+            value = row.point.get(key)
+            if value is None or value == "":
+                continue
+            text = _bench_value(value)
+            args += [_BENCH_OPTIONS[key], text] if key in _BENCH_OPTIONS else ["--set", f"{key}={text}"]
+        plan.append(
+            {
+                "configuration": _describe(row.point),
+                "reasons": reasons,
+                "mutexes": mutexes,
+                "bench_args": args + ["--mutex", ",".join(mutexes)],
+            }
+        )
+    return plan
+
+
+def write_recheck_plan(plan: list[dict[str, Any]], path) -> None:
+    """Write recheck_plan() as JSON, all or nothing (a hidden file renamed
+    over `path`)."""
+    import json
+    import os
+    from pathlib import Path
+
+    path = Path(path)
+    if not path.parent.is_dir():
+        raise ValueError(f"{path.parent}: no such directory")
+    staged = path.with_name(f".{path.name}.part")
+    try:
+        staged.write_text(json.dumps(plan, indent=1) + "\n")
+        os.replace(staged, path)
+    except OSError as exc:
+        staged.unlink(missing_ok=True)
+        raise ValueError(f"{path}: cannot write: {exc.strerror or exc}") from None
 
 
 def write_rank_figure(rows: Sequence[RankRow], subject: str, path) -> None:

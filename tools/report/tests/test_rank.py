@@ -219,3 +219,61 @@ def test_resampled_interval_re_picks_the_best_and_keeps_repetitions_whole():
     assert _resampled_interval(reps(slow), [reps(slow)]) == (1.0, 1.0)
     unpaired = _resampled_interval(reps(slow), [[(r + 10, v) for r, v in reps(slow)]])
     assert unpaired[0] < 1.0 < unpaired[1]
+
+
+def test_recheck_plan_names_the_doubtful_configurations_and_how_to_run_them(tmp_path):
+    from fibersync_report.rank import recheck_plan
+
+    steady = [100, 101, 99, 100, 102]
+    runs = (
+        # lts=1: clearly within and above the library: not rechecked.
+        _runs("adaptive", steady, lts=1) + _runs("ttas", steady, lts=1) + _runs("library", [90] * 5, lts=1)
+        # lts=2: undecided (scattered repetitions); mcs at 0.6 of the best is
+        # run again, clh at 0.4 is not.
+        + _runs("adaptive", [85, 60, 130, 70, 120], lts=2)
+        + _runs("ttas", [100, 130, 65, 125, 75], lts=2)
+        + _runs("mcs", [60] * 5, lts=2)
+        + _runs("clh", [40] * 5, lts=2)
+        # lts=4: clearly within the best, but below the library.
+        + _runs("adaptive", steady, lts=4) + _runs("ttas", steady, lts=4) + _runs("library", [110] * 5, lts=4)
+        # lts=8: three repetitions, no interval: the ratio alone decides (0.5).
+        + _runs("adaptive", [50] * 3, lts=8) + _runs("ttas", [100] * 3, lts=8)
+    )
+    # A swept scenario field and a virtual topology travel with the configuration.
+    for run in runs:
+        run.update(carriers=2, pinning="compact", topology="2x1", hold_fraction=0.9, lock_rate_per_ms=100.0)
+    rows = rank(load_results([write_runs(tmp_path / "r.csv", runs)]), "adaptive")
+    entries = recheck_plan(rows, "adaptive")
+    plan = {entry["bench_args"][entry["bench_args"].index("--lts") + 1]: entry for entry in entries}
+    assert sorted(plan, key=int) == ["2", "4", "8"]
+    assert plan["2"]["reasons"] == ["interval undecided"]
+    assert plan["2"]["mutexes"] == ["adaptive", "mcs", "ttas"]
+    assert plan["4"]["reasons"] == ["library ratio 0.91"]
+    assert plan["4"]["mutexes"] == ["adaptive", "ttas", "library"]
+    assert plan["8"]["reasons"] == ["ratio 0.50, no interval"]
+    assert plan["4"]["bench_args"] == [
+        "--preset", "hot-handover", "--runtime", "boost_fiber", "--lts", "4", "--carriers", "2",
+        "--pinning", "compact", "--topology", "2x1", "--set", "hold_fraction=0.9", "--set", "lock_rate_per_ms=100",
+        "--mutex", "adaptive,ttas,library",
+    ]  # fmt: skip
+    # Worst first.
+    assert [e["configuration"].split("lts=")[1].split()[0] for e in entries] == ["8", "2", "4"]
+
+
+def test_cli_rank_recheck_writes_the_plan_or_nothing(tmp_path, capsys):
+    import json
+
+    runs = _runs("adaptive", [50] * 3) + _runs("ttas", [100] * 3) + _runs("adaptive", [9] * 3, lts=8)
+    runs += _runs("ttas", [9] * 3, lts=8)
+    path = write_runs(tmp_path / "r.csv", runs)
+    plan = tmp_path / "plan.json"
+    assert cli.main(["rank", str(path), "--recheck", str(plan)]) == 0
+    (entry,) = json.loads(plan.read_text())
+    assert entry["configuration"] == "hot-handover boost_fiber lts=4"
+    assert entry["bench_args"][-2:] == ["--mutex", "adaptive,ttas"]
+    capsys.readouterr()
+    assert cli.main(["rank", str(path), "--recheck", str(tmp_path / "no" / "plan.json")]) == 2
+    captured = capsys.readouterr()
+    err = captured.err.strip().splitlines()
+    assert captured.out == "" and len(err) == 1 and "no such directory" in err[0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plan.json", "r.csv"]
