@@ -97,6 +97,28 @@ TEST(BenchCli, PlacementAndLocalityRecorded) {
   EXPECT_DOUBLE_EQ(one["runs"][0]["same_node_handover"].get<double>(), 1.0);
   EXPECT_DOUBLE_EQ(one["runs"][0]["remote_handovers_per_1000"].get<double>(), 0.0);
 }
+// scripts/recheck-adaptive.sh runs a configuration again from the arguments
+// `fibersync-report rank --recheck` writes for it (tools/report, rank.py):
+// the preset, runtime, LTs, carriers, pinning and topology as options, the
+// swept fields with --set. The run must land on the same configuration.
+TEST(BenchCli, RecheckArgumentsReproduceTheConfiguration) {
+  const std::string d = test_dir();
+  ASSERT_EQ(run_bench("--preset poisson-rate --runtime os_threads --lts 2 --carriers 2 --pinning compact "
+                      "--topology 2x1 --set hold_fraction=0.5 --set lock_rate_per_ms=1000 --mutex ttas "
+                      "--reps 1 --duration-ms 20 --out " + d + "/r"),
+            0);
+  const json r = json::parse(slurp(d + "/r.json"));
+  ASSERT_EQ(r["runs"].size(), 1u);
+  const json& run = r["runs"][0];
+  EXPECT_EQ(run["scenario"], "poisson-rate");
+  EXPECT_EQ(run["runtime"], "os_threads");
+  EXPECT_EQ(run["lts"], 2);
+  EXPECT_EQ(run["carriers"], 2);
+  EXPECT_EQ(run["pinning"], "compact");
+  EXPECT_EQ(run["topology"], "2x1");
+  EXPECT_DOUBLE_EQ(run["hold_fraction"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(run["lock_rate_per_ms"].get<double>(), 1000.0);
+}
 TEST(BenchCli, TraceBufferOutOfRange) {
   expect_bad("--trace t.json --trace-buffer 0");
   expect_bad("--trace t.json --trace-buffer 1e12");
