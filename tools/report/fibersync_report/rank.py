@@ -69,7 +69,7 @@ class RankRow:
     library: float | None
     paired_vs_best: float | None = None  # median of per-repetition ratios to best_other
     interval: tuple[float, float] | None = None  # resampled 90% interval of vs_best (module docstring)
-    medians: dict[str, float] = field(default_factory=dict)  # every mutex of the configuration
+    medians: dict[str, float] = field(default_factory=dict)  # every mutex of the configuration but the ignored
 
     @property
     def vs_best(self) -> float:
@@ -86,7 +86,8 @@ def rank(results: Results, subject: str, ignore: Sequence[str] = ()) -> list[Ran
     """One row per configuration that has `subject` and another fibersync mutex
     (not in `ignore`)."""
     # Never the best other: the subject, the library, and the ignored (a bare string is one name).
-    not_others = {subject, BASELINE_MUTEX, *((ignore,) if isinstance(ignore, str) else ignore)}
+    ignored = {ignore} if isinstance(ignore, str) else set(ignore)
+    not_others = {subject, BASELINE_MUTEX, *ignored}
     # (repetition, throughput) per mutex per configuration.
     samples: dict[tuple, dict[str, list[tuple[Any, float]]]] = {}
     points: dict[tuple, dict[str, Any]] = {}
@@ -110,7 +111,14 @@ def rank(results: Results, subject: str, ignore: Sequence[str] = ()) -> list[Ran
         interval = _resampled_interval(by_mutex[subject], [by_mutex[m] for m in sorted(others)])
         rows.append(
             RankRow(
-                points[key], medians[subject], best, others[best], medians.get(BASELINE_MUTEX), paired, interval, medians
+                points[key],
+                medians[subject],
+                best,
+                others[best],
+                medians.get(BASELINE_MUTEX),
+                paired,
+                interval,
+                {m: v for m, v in medians.items() if m not in ignored},
             )
         )
     return rows

@@ -258,6 +258,10 @@ def test_recheck_plan_names_the_doubtful_configurations_and_how_to_run_them(tmp_
     ]  # fmt: skip
     # Worst first.
     assert [e["configuration"].split("lts=")[1].split()[0] for e in entries] == ["8", "2", "4"]
+    # A mutex left out of the ranking (an A/B copy) is left out of the recheck too.
+    twin = rank(load_results([write_runs(tmp_path / "r.csv", runs)]), "adaptive", ignore=["mcs"])
+    (two,) = [e for e in recheck_plan(twin, "adaptive") if " lts=2 " in e["configuration"]]
+    assert two["mutexes"] == ["adaptive", "ttas"]
 
 
 def test_cli_rank_recheck_writes_the_plan_or_nothing(tmp_path, capsys):
