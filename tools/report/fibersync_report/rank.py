@@ -375,9 +375,16 @@ def recheck_plan(rows: Sequence[RankRow], subject: str, best_floor: float = 0.9)
 
 
 def write_recheck_plan(plan: list[dict[str, Any]], path) -> None:
-    """Write recheck_plan() as JSON, all or nothing (a hidden file renamed
-    over `path`)."""
+    """Write recheck_plan() as JSON into ``path``, all or nothing."""
     import json
+
+    _write_whole(path, lambda staged: staged.write_text(json.dumps(plan, indent=1) + "\n"))
+
+
+def _write_whole(path, write) -> None:
+    """Call ``write(staged)`` for a hidden file next to ``path`` and rename it
+    over ``path``: the file is written whole or not at all. A missing
+    directory or a failed write is a ValueError naming the path."""
     import os
     from pathlib import Path
 
@@ -386,7 +393,7 @@ def write_recheck_plan(plan: list[dict[str, Any]], path) -> None:
         raise ValueError(f"{path.parent}: no such directory")
     staged = path.with_name(f".{path.name}.part")
     try:
-        staged.write_text(json.dumps(plan, indent=1) + "\n")
+        write(staged)
         os.replace(staged, path)
     except OSError as exc:
         staged.unlink(missing_ok=True)
@@ -396,21 +403,11 @@ def write_recheck_plan(plan: list[dict[str, Any]], path) -> None:
 def write_rank_figure(rows: Sequence[RankRow], subject: str, path) -> None:
     """Draw :func:`plot.rank_figure` into ``path`` (.png or .svg), all or
     nothing: it is written to a hidden file next to it and renamed over it."""
-    import os
     from pathlib import Path
 
     from . import plot
 
-    path = Path(path)
-    fmt = path.suffix.lower().lstrip(".")
+    fmt = Path(path).suffix.lower().lstrip(".")
     if fmt not in ("png", "svg"):
         raise ValueError(f"{path}: the figure must be a .png or .svg file")
-    if not path.parent.is_dir():
-        raise ValueError(f"{path.parent}: no such directory")
-    staged = path.with_name(f".{path.name}.part")
-    try:
-        plot.save_figure(plot.rank_figure(rows, subject), staged, fmt)
-        os.replace(staged, path)
-    except OSError as exc:
-        staged.unlink(missing_ok=True)
-        raise ValueError(f"{path}: cannot write: {exc.strerror or exc}") from None
+    _write_whole(path, lambda staged: plot.save_figure(plot.rank_figure(rows, subject), staged, fmt))
