@@ -425,6 +425,23 @@ TEST(adaptive_mutex, the_last_awake_waiter_of_a_carrier_does_not_park_where_idle
   EXPECT_EQ(suspends[0], 1u);
 }
 
+TEST(adaptive_mutex, carriers_share_an_awake_count_only_modulo_its_slots) {
+  // Each slot of the awake counts has a cache line of its own, and there
+  // are few of them: carriers that many apart count as one.
+  using R = assigned_carriers_runtime</*IdleCarriersSteal=*/false>;
+  constexpr unsigned slots = detail::adaptive_mutex_access::awake_carrier_slots<adaptive_mutex<R>>;
+  static_assert(slots >= 2);
+  // LT 3 on the last carrier of its own slot: alone there, it stays awake.
+  auto apart = suspends_on_assigned_carriers<false>(4, 40, [](unsigned lt) { return lt == 3 ? slots - 1 : 0u; });
+  EXPECT_EQ(apart[slots - 1], 0u);
+  EXPECT_EQ(apart[0], 1u);
+  // LT 3 on carrier `slots`: it shares carrier 0's count, where LTs 1 and 2
+  // are awake, so it parks like LT 2.
+  auto shared = suspends_on_assigned_carriers<false>(4, 40, [](unsigned lt) { return lt == 3 ? slots : 0u; });
+  EXPECT_EQ(shared[slots], 1u);
+  EXPECT_EQ(shared[0], 1u);
+}
+
 TEST(adaptive_mutex, where_idle_carriers_steal_only_the_last_competing_waiter_stays_awake) {
   // The control: the same schedule, where parking never idles a carrier.
   // LTs 2 and 3 park; LT 1, the last competing waiter, does not (it fails

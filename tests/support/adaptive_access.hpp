@@ -18,6 +18,9 @@ struct adaptive_mutex_access {
   // Uncontended acquisitions after which a mutex forgets its sampled holds.
   template <class M>
   static constexpr auto forget_holds_after = M::forget_holds_after;
+  // Carrier slots of the awake counts (where idle carriers do not steal).
+  template <class M>
+  static constexpr unsigned awake_carrier_slots = M::awake_counts::carrier_slots;
 };
 }  // namespace fibersync::detail
 

@@ -54,7 +54,8 @@
 //   check, then suspend); the queue guard (spin -> yield, a few pointer
 //   writes). unlock() yields once every barge_limit acquisitions past
 //   waiters while a hand-off is due and nobody who has run can take it.
-// Space: two cache lines per mutex (three where idle carriers do not steal);
+// Space: two cache lines per mutex (ten where idle carriers do not steal:
+//   a line per carrier slot of the awake counts);
 //   one pooled node per parked LT. At most 2^27 - 1 competing and 2^24 - 1
 //   parked LTs per mutex (the word's fields).
 // Lifetime: the last holder may destroy it right after its unlock(), as a
@@ -192,6 +193,14 @@ class adaptive_mutex {
     // in TTAS (a second RMW here cost text-stats at 1 LT 2-13%:
     // docs/ADAPTIVE.md, findings 26 and 27). Only this holder writes the
     // word now.
+    // The hint first: a waiter polling the word has the line shared, and
+    // the store below would wait for a second request after the load.
+    // Measured where a line crossing between the two cores took ~200 ns
+    // (the EPYC's slow phases, finding 34): poisson-rate at 4 LTs on
+    // Boost.Fiber 0.81 -> 0.89 of ttas, text-stats at 16-32 LTs 0.88-0.91
+    // -> 0.95-0.97; in fast phases poisson-rate 0.96 -> 0.99, and at 1 LT,
+    // where the line is always ours, text-stats lost about 1%.
+    detail::prefetch_for_write(&word_);
     if (word_.load(std::memory_order_relaxed) == (locked | fast_hold)) [[likely]] {
       // release: pairs with the acquire CAS of the next holder.
       word_.store(0, std::memory_order_release);
@@ -344,30 +353,38 @@ class adaptive_mutex {
   // waiters all park idles, while the lock's holder and its spawned work
   // queue on another carrier (paper-coop and low-contention at 64 LTs ran at
   // 0.5-0.76 CPU utilisation, docs/ADAPTIVE.md finding 7). Carriers share a
-  // slot modulo carrier_slots (32 with 128-byte lines), so beyond that many
+  // slot modulo carrier_slots (8), so beyond that many
   // carriers the rule weakens to "the last awake waiter of a group of
   // carriers". A waiter that migrates (Boost.Fiber steals) moves its count at
   // its next failed check. The counts only decide whether to park, never who
-  // owns the lock: relaxed is enough.
+  // owns the lock: relaxed is enough. Each slot has a line of its own: in
+  // one shared line every sit_down() and stand_up() (a holder's stand_up()
+  // comes right after its acquisition, inside its hold) took the line from
+  // the other carrier's waiters, which read it at their failed checks, and
+  // where a line took ~200 ns to cross (finding 34) hot-handover on
+  // Boost.Fiber at 4 LTs ran at 0.90 of ttas, 0.96 with the slots apart.
   using carrier_seat = unsigned;
-  struct alignas(detail::cache_line_size) awake_counts {
-    static constexpr unsigned carrier_slots = detail::cache_line_size / sizeof(std::atomic<std::uint32_t>);
-    std::atomic<std::uint32_t> count[carrier_slots] = {};
+  struct awake_counts {
+    static constexpr unsigned carrier_slots = 8;
+    struct alignas(detail::cache_line_size) slot {
+      std::atomic<std::uint32_t> awake{0};
+    };
+    slot count[carrier_slots];
 
     carrier_seat sit_down() noexcept {
       const carrier_seat seat = R::carrier() % carrier_slots;
-      count[seat].fetch_add(1, std::memory_order_relaxed);
+      count[seat].awake.fetch_add(1, std::memory_order_relaxed);
       return seat;
     }
-    void stand_up(carrier_seat seat) noexcept { count[seat].fetch_sub(1, std::memory_order_relaxed); }
+    void stand_up(carrier_seat seat) noexcept { count[seat].awake.fetch_sub(1, std::memory_order_relaxed); }
     bool last_on_carrier(carrier_seat& seat) noexcept {
       const carrier_seat now = R::carrier() % carrier_slots;
       if (now != seat) {
         stand_up(seat);
-        count[now].fetch_add(1, std::memory_order_relaxed);
+        count[now].awake.fetch_add(1, std::memory_order_relaxed);
         seat = now;
       }
-      return count[seat].load(std::memory_order_relaxed) <= 1;
+      return count[seat].awake.load(std::memory_order_relaxed) <= 1;
     }
   };
   // Where idle carriers steal (our scheduler, OS threads), nothing to count.
