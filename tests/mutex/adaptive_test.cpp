@@ -426,8 +426,9 @@ TEST(adaptive_mutex, the_last_awake_waiter_of_a_carrier_does_not_park_where_idle
 }
 
 TEST(adaptive_mutex, carriers_share_an_awake_count_only_modulo_its_slots) {
-  // Each slot of the awake counts has a cache line of its own, and there
-  // are few of them: carriers that many apart count as one.
+  // The awake counts have a fixed number of slots (carrier index modulo
+  // that number): carriers that many apart count as one, nearer ones apart
+  // (their slots lie on different lines or at different places of one).
   using R = assigned_carriers_runtime</*IdleCarriersSteal=*/false>;
   constexpr unsigned slots = detail::adaptive_mutex_access::awake_carrier_slots<adaptive_mutex<R>>;
   static_assert(slots >= 2);

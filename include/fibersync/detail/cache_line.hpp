@@ -13,11 +13,11 @@ namespace fibersync::detail {
 inline constexpr std::size_t cache_line_size = 128;
 
 // Asks the core to fetch the line holding p for writing (exclusive), ahead
-// of a load that decides a store to it. Where another core has just read
-// the line (a waiter polling a lock word), the load alone finds it shared,
-// and the store after it then needs a second round trip to take it; with
-// the hint the core asks once. Only a hint: it neither faults nor orders
-// anything. x86-64: `prefetchw` (GCC's __builtin_prefetch emits it only
+// of a load that decides a store to it: where another core holds a copy
+// (a waiter polling a lock word), the load can be served from a shared
+// copy, and the store then has to ask for the line again; the hint asks
+// for it in the state the store needs. Only a hint: it neither faults nor
+// orders anything. x86-64: `prefetchw` (GCC's __builtin_prefetch emits it only
 // with -mprfchw; Intel cores before Broadwell, which do not report it, run
 // it as a no-op). Elsewhere the builtin (Arm: `prfm pstl1keep`).
 inline void prefetch_for_write(const void* p) noexcept {

@@ -55,7 +55,7 @@
 //   writes). unlock() yields once every barge_limit acquisitions past
 //   waiters while a hand-off is due and nobody who has run can take it.
 // Space: two cache lines per mutex (ten where idle carriers do not steal:
-//   a line per carrier slot of the awake counts);
+//   eight lines of awake counts);
 //   one pooled node per parked LT. At most 2^27 - 1 competing and 2^24 - 1
 //   parked LTs per mutex (the word's fields).
 // Lifetime: the last holder may destroy it right after its unlock(), as a
@@ -193,13 +193,14 @@ class adaptive_mutex {
     // in TTAS (a second RMW here cost text-stats at 1 LT 2-13%:
     // docs/ADAPTIVE.md, findings 26 and 27). Only this holder writes the
     // word now.
-    // The hint first: a waiter polling the word has the line shared, and
-    // the store below would wait for a second request after the load.
-    // Measured where a line crossing between the two cores took ~200 ns
-    // (the EPYC's slow phases, finding 34): poisson-rate at 4 LTs on
-    // Boost.Fiber 0.81 -> 0.89 of ttas, text-stats at 16-32 LTs 0.88-0.91
-    // -> 0.95-0.97; in fast phases poisson-rate 0.96 -> 0.99, and at 1 LT,
-    // where the line is always ours, text-stats lost about 1%.
+    // The hint first: a waiter polling the word may have the line shared,
+    // and the store below then needs it back. Measured where a line took
+    // ~200 ns to cross between the two cores (the EPYC's slow phases,
+    // finding 34): poisson-rate at 4 LTs (Boost.Fiber, OS threads) 0.81 ->
+    // 0.89 of ttas, text-stats at 16-32 LTs 0.89-0.91 -> 0.95-0.96; in fast
+    // phases poisson-rate on Boost.Fiber 0.96 -> 0.99, and at 1 LT, where
+    // the line is always ours, text-stats lost 0.5-1.5%. Why it helps that
+    // much is not known for sure (the VM has no counters).
     detail::prefetch_for_write(&word_);
     if (word_.load(std::memory_order_relaxed) == (locked | fast_hold)) [[likely]] {
       // release: pairs with the acquire CAS of the next holder.
@@ -353,38 +354,44 @@ class adaptive_mutex {
   // waiters all park idles, while the lock's holder and its spawned work
   // queue on another carrier (paper-coop and low-contention at 64 LTs ran at
   // 0.5-0.76 CPU utilisation, docs/ADAPTIVE.md finding 7). Carriers share a
-  // slot modulo carrier_slots (8), so beyond that many
-  // carriers the rule weakens to "the last awake waiter of a group of
-  // carriers". A waiter that migrates (Boost.Fiber steals) moves its count at
-  // its next failed check. The counts only decide whether to park, never who
-  // owns the lock: relaxed is enough. Each slot has a line of its own: in
-  // one shared line every sit_down() and stand_up() (a holder's stand_up()
-  // comes right after its acquisition, inside its hold) took the line from
-  // the other carrier's waiters, which read it at their failed checks, and
-  // where a line took ~200 ns to cross (finding 34) hot-handover on
-  // Boost.Fiber at 4 LTs ran at 0.90 of ttas, 0.96 with the slots apart.
+  // slot modulo carrier_slots (32), so beyond that many carriers the rule
+  // weakens to "the last awake waiter of a group of carriers". A waiter that
+  // migrates (Boost.Fiber steals) moves its count at its next failed check.
+  // The counts only decide whether to park, never who owns the lock: relaxed
+  // is enough. The slots lie on slot_lines lines, slot i on line i modulo 8,
+  // so that carriers 0-7 each count on a line of their own: in one shared
+  // line every sit_down() and stand_up() (a holder's stand_up() comes right
+  // after its acquisition, inside its hold) took the line from the other
+  // carrier's waiters, which read it at their failed checks, and where a
+  // line took ~200 ns to cross (finding 34) hot-handover on Boost.Fiber at
+  // 4 LTs ran at 0.90 of ttas, 0.95 with the counts apart.
   using carrier_seat = unsigned;
   struct awake_counts {
-    static constexpr unsigned carrier_slots = 8;
-    struct alignas(detail::cache_line_size) slot {
-      std::atomic<std::uint32_t> awake{0};
+    static constexpr unsigned carrier_slots = 32;
+    static constexpr unsigned slot_lines = 8;
+    struct alignas(detail::cache_line_size) line_of_slots {
+      std::atomic<std::uint32_t> awake[carrier_slots / slot_lines] = {};
     };
-    slot count[carrier_slots];
+    static_assert(sizeof(line_of_slots) == detail::cache_line_size);
+    line_of_slots lines[slot_lines];
+    std::atomic<std::uint32_t>& count(carrier_seat seat) noexcept {
+      return lines[seat % slot_lines].awake[seat / slot_lines];
+    }
 
     carrier_seat sit_down() noexcept {
       const carrier_seat seat = R::carrier() % carrier_slots;
-      count[seat].awake.fetch_add(1, std::memory_order_relaxed);
+      count(seat).fetch_add(1, std::memory_order_relaxed);
       return seat;
     }
-    void stand_up(carrier_seat seat) noexcept { count[seat].awake.fetch_sub(1, std::memory_order_relaxed); }
+    void stand_up(carrier_seat seat) noexcept { count(seat).fetch_sub(1, std::memory_order_relaxed); }
     bool last_on_carrier(carrier_seat& seat) noexcept {
       const carrier_seat now = R::carrier() % carrier_slots;
       if (now != seat) {
         stand_up(seat);
-        count[now].awake.fetch_add(1, std::memory_order_relaxed);
+        count(now).fetch_add(1, std::memory_order_relaxed);
         seat = now;
       }
-      return count[seat].awake.load(std::memory_order_relaxed) <= 1;
+      return count(seat).load(std::memory_order_relaxed) <= 1;
     }
   };
   // Where idle carriers steal (our scheduler, OS threads), nothing to count.
