@@ -1,4 +1,4 @@
-"""Command line: ``fibersync-report {html,compare,rank,leaders,check-trace}``.
+"""Command line: ``fibersync-report {html,compare,rank,leaders,phases,check-trace}``.
 
 Exit status: 0 success; 1 ``check-trace`` found an invalid trace or a
 migration count other than ``--expect-migrations``; 2 bad usage or an input
@@ -107,6 +107,20 @@ def _cmd_rank(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_phases(args: argparse.Namespace) -> int:
+    from .load import LoadError
+    from .phases import format_phases, split
+
+    try:
+        phases = split(args.directory, args.baseline, args.fast_below, args.slow_above)
+    except LoadError as exc:
+        return _error(str(exc))
+    if not phases.rows:
+        return _error(f"no configuration has {args.baseline} and another mutex in a fast or slow cycle")
+    sys.stdout.write(format_phases(phases, args.baseline))
+    return EXIT_OK
+
+
 def _cmd_leaders(args: argparse.Namespace) -> int:
     from .leaders import format_leaders, leaders, mutexes_of
     from .load import LoadError, load_results
@@ -172,6 +186,16 @@ def _non_negative(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be >= 0: {value}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number: {text}")
     return value
 
 
@@ -276,6 +300,28 @@ def build_parser() -> argparse.ArgumentParser:
         help="leave these mutexes out entirely (e.g. the copies of an A/B sweep); repeatable",
     )
     p.set_defaults(func=_cmd_leaders)
+
+    p = sub.add_parser(
+        "phases",
+        help="an interleaved A/B (scripts/phase-ab.sh) split by the machine's phase",
+        description="Per configuration and phase (fast or slow cache-line round trip between cycles): "
+        "each mutex's median ratio to the baseline within a cycle (Markdown).",
+    )
+    p.add_argument("directory", metavar="DIR", help="the output directory of scripts/phase-ab.sh")
+    p.add_argument("--baseline", default="ttas", help="the mutex every ratio is to (default: ttas)")
+    p.add_argument(
+        "--fast-below",
+        type=_positive_float,
+        metavar="NS",
+        help="a cycle is fast when both its probes are at most NS (default: 1.5x the lowest probe)",
+    )
+    p.add_argument(
+        "--slow-above",
+        type=_positive_float,
+        metavar="NS",
+        help="a cycle is slow when both its probes are at least NS (default: 3x the lowest probe)",
+    )
+    p.set_defaults(func=_cmd_phases)
 
     p = sub.add_parser(
         "check-trace",

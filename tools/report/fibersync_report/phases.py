@@ -1,0 +1,188 @@
+"""phases: an interleaved A/B split by the machine's phase.
+
+``scripts/phase-ab.sh`` runs a few configurations again and again, one
+repetition of every mutex each time (a *cycle*), and between cycles times the
+round trip of one cache line between two CPUs (``fibersync-line-probe``). It
+writes ``phases.tsv`` (``cycle``, the round trip before and after it, in ns)
+and the bench's files ``c<cycle>-<k>.csv/.json``. On a machine whose core to
+core latency changes for seconds at a time (our EPYC VM: ~57 or ~413 ns,
+docs/ADAPTIVE.md finding 34) a lock can be ahead in one phase and behind in
+the other, and a sweep only sees the mixture its runs fell into.
+
+A cycle is *fast* when both probes are at most ``fast_below`` and *slow* when
+both are at least ``slow_above`` (by default 1.5x and 3x the lowest probe of
+the run; the round trips each row stands on are printed with it, since a
+run made wholly in one phase has only "fast" cycles by that default); the
+others are left out. Per configuration, phase and mutex the table gives the
+median over cycles of the mutex's throughput over the baseline's in the same
+cycle.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .load import POINT_KEYS, LoadError, load_results
+
+#: Default thresholds, as multiples of the lowest probe of the run.
+FAST_FACTOR = 1.5
+SLOW_FACTOR = 3.0
+_RUN_FILE = re.compile(r"^c(\d+)-(\d+)\.(csv|json)$")
+
+
+@dataclass
+class PhaseRow:
+    point: dict[str, Any]
+    phase: str  # "fast" or "slow"
+    cycles: int  # cycles in which the baseline ran
+    ratios: dict[str, float] = field(default_factory=dict)  # mutex -> median ratio to the baseline
+    baseline_median: float = 0.0  # the baseline's median throughput (per ms) in these cycles
+    round_trip_median: float = 0.0  # the median probe (ns) of these cycles
+
+
+@dataclass
+class Phases:
+    rows: list[PhaseRow]
+    fast_below: float
+    slow_above: float
+    cycles: dict[str, int]  # cycles per phase ("fast", "slow", "mixed")
+
+
+def read_probes(path: Path) -> dict[int, tuple[float, float]]:
+    """phases.tsv: one line per cycle, ``cycle before_ns after_ns``."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise LoadError(f"{path}: no such file (is this a phase-ab.sh directory?)") from None
+    except OSError as exc:
+        raise LoadError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise LoadError(f"{path}: not a text file") from None
+    probes: dict[int, tuple[float, float]] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        parts = line.split()
+        try:
+            if len(parts) != 3:
+                raise ValueError
+            cycle, before, after = int(parts[0]), float(parts[1]), float(parts[2])
+            if not (0 < before < math.inf and 0 < after < math.inf):
+                raise ValueError
+        except ValueError:
+            raise LoadError(f"{path}:{number}: expected 'cycle before_ns after_ns', got {line.strip()!r}") from None
+        if cycle in probes:
+            raise LoadError(f"{path}:{number}: cycle {cycle} a second time")
+        probes[cycle] = (before, after)
+    if not probes:
+        raise LoadError(f"{path}: no cycles")
+    return probes
+
+
+def split(directory: str | Path, baseline: str, fast_below: float | None = None, slow_above: float | None = None) -> Phases:
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise LoadError(f"{directory}: no such directory")
+    probes = read_probes(directory / "phases.tsv")
+    lowest = min(min(p) for p in probes.values())
+    fast_below = FAST_FACTOR * lowest if fast_below is None else fast_below
+    slow_above = SLOW_FACTOR * lowest if slow_above is None else slow_above
+    if fast_below >= slow_above:
+        raise LoadError(f"the fast threshold ({fast_below:g} ns) must be below the slow one ({slow_above:g} ns)")
+
+    def phase_of(cycle: int) -> str:
+        before, after = probes[cycle]
+        if max(before, after) <= fast_below:
+            return "fast"
+        if min(before, after) >= slow_above:
+            return "slow"
+        return "mixed"
+
+    try:
+        files = sorted(f for f in directory.iterdir() if _RUN_FILE.match(f.name))
+    except OSError as exc:
+        raise LoadError(f"{directory}: cannot list: {exc.strerror or exc}") from None
+    if not files:
+        raise LoadError(f"{directory}: no c<cycle>-<k>.csv/.json files")
+    results = load_results(files)
+    # (point, phase) -> cycle -> mutex -> throughput
+    table: dict[tuple, dict[int, dict[str, float]]] = {}
+    points: dict[tuple, dict[str, Any]] = {}
+    for run in results.runs:
+        value = run.get("throughput_per_ms")
+        match = _RUN_FILE.match(Path(run.get("_source", "")).name)
+        if match is None or run.get("mutex") is None or not isinstance(value, (int, float)):
+            continue
+        cycle = int(match.group(1))
+        if cycle not in probes:
+            continue  # a cycle cut short before its second probe
+        phase = phase_of(cycle)
+        if phase == "mixed":
+            continue
+        key = tuple(run.get(k) for k in POINT_KEYS)
+        points.setdefault(key, {k: run.get(k) for k in POINT_KEYS})
+        table.setdefault((key, phase), {}).setdefault(cycle, {})[run["mutex"]] = float(value)
+    if not any(baseline in by_mutex for cycles in table.values() for by_mutex in cycles.values()):
+        raise LoadError(f"the baseline {baseline} ran in no fast or slow cycle")
+    rows = []
+    for (key, phase), cycles in table.items():
+        ratios: dict[str, list[float]] = {}
+        base_values = []
+        round_trips = []
+        for cycle, by_mutex in cycles.items():
+            base = by_mutex.get(baseline)
+            if base is None or base <= 0:
+                continue
+            base_values.append(base)
+            round_trips.extend(probes[cycle])
+            for mutex, value in by_mutex.items():
+                ratios.setdefault(mutex, []).append(value / base)
+        if len(ratios) < 2:
+            continue
+        rows.append(
+            PhaseRow(
+                points[key],
+                phase,
+                len(base_values),
+                {m: statistics.median(v) for m, v in sorted(ratios.items())},
+                statistics.median(base_values),
+                statistics.median(round_trips),
+            )
+        )
+    rows.sort(key=lambda r: (_describe(r.point), r.phase))
+    counts = {"fast": 0, "slow": 0, "mixed": 0}
+    for cycle in probes:
+        counts[phase_of(cycle)] += 1
+    return Phases(rows, fast_below, slow_above, counts)
+
+
+def _describe(point: dict[str, Any]) -> str:
+    from .rank import _describe as describe
+
+    return describe(point)
+
+
+def format_phases(phases: Phases, baseline: str) -> str:
+    mutexes = sorted({m for r in phases.rows for m in r.ratios if m != baseline})
+    lines = [
+        f"Cycles: {phases.cycles['fast']} fast (both probes <= {phases.fast_below:.0f} ns), "
+        f"{phases.cycles['slow']} slow (both >= {phases.slow_above:.0f} ns), "
+        f"{phases.cycles['mixed']} left out.",
+        f"Each cell: the median over cycles of the mutex's throughput / {baseline}'s in the same cycle.",
+        "",
+        "| configuration | phase | round trip, ns | cycles | " + " | ".join(mutexes) + f" | {baseline} per ms |",
+        "|---|---|---|---|" + "---|" * len(mutexes) + "---|",
+    ]
+    for r in phases.rows:
+        cells = [f"{r.ratios[m]:.3f}" if m in r.ratios else "-" for m in mutexes]
+        lines.append(
+            f"| {_describe(r.point)} | {r.phase} | {r.round_trip_median:.0f} | {r.cycles} | "
+            + " | ".join(cells)
+            + f" | {r.baseline_median:.4g} |"
+        )
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,105 @@
+"""phases: an interleaved A/B split by the cache-line round trip between cycles."""
+
+from __future__ import annotations
+
+import pytest
+
+from fibersync_report import cli
+from fibersync_report.load import LoadError
+from fibersync_report.phases import read_probes, split
+from support import harness_runs as _runs
+from support import write_runs
+
+
+def _cycle(directory, cycle, values, k=0, **extra):
+    """One cycle's file: one repetition of each mutex (mutex -> throughput)."""
+    runs = [r for mutex, v in values.items() for r in _runs(mutex, [v], **extra)]
+    write_runs(directory / f"c{cycle}-{k}.csv", runs)
+
+
+def _probes(directory, lines):
+    (directory / "phases.tsv").write_text("".join(f"{c} {b} {a}\n" for c, b, a in lines))
+
+
+def test_cycles_split_by_their_probes_and_ratios_are_paired_within_a_cycle(tmp_path):
+    _probes(tmp_path, [(1, 60, 55), (2, 400, 420), (3, 58, 410), (4, 62, 57), (5, 390, 401)])
+    # Fast cycles: adaptive at 1.0 and 1.1 of ttas; slow ones at 0.8 and 0.9,
+    # although ttas itself runs at a third of its speed there.
+    _cycle(tmp_path, 1, {"adaptive": 100, "ttas": 100})
+    _cycle(tmp_path, 4, {"adaptive": 132, "ttas": 120})
+    _cycle(tmp_path, 2, {"adaptive": 32, "ttas": 40})
+    _cycle(tmp_path, 5, {"adaptive": 27, "ttas": 30})
+    # The mixed cycle (one probe fast, one slow) is left out whatever it says.
+    _cycle(tmp_path, 3, {"adaptive": 1, "ttas": 100})
+    phases = split(tmp_path, "ttas")
+    assert phases.cycles == {"fast": 2, "slow": 2, "mixed": 1}
+    assert phases.fast_below == pytest.approx(1.5 * 55) and phases.slow_above == pytest.approx(3 * 55)
+    rows = {r.phase: r for r in phases.rows}
+    assert rows["fast"].cycles == 2 and rows["fast"].ratios["adaptive"] == pytest.approx(1.05)
+    assert rows["slow"].ratios["adaptive"] == pytest.approx(0.85)
+    assert rows["slow"].ratios["ttas"] == 1.0
+    assert rows["slow"].baseline_median == pytest.approx(35)
+    assert rows["slow"].round_trip_median == pytest.approx(400.5)
+
+
+def test_configurations_are_kept_apart(tmp_path):
+    _probes(tmp_path, [(1, 50, 50), (2, 52, 51)])
+    for cycle in (1, 2):
+        _cycle(tmp_path, cycle, {"adaptive": 90, "ttas": 100}, k=0, lts=4)
+        _cycle(tmp_path, cycle, {"adaptive": 120, "ttas": 100}, k=1, lts=16, runtime="native")
+    rows = {(r.point["runtime"], r.point["lts"]): r for r in split(tmp_path, "ttas").rows}
+    assert rows[("boost_fiber", 4)].ratios["adaptive"] == pytest.approx(0.9)
+    assert rows[("native", 16)].ratios["adaptive"] == pytest.approx(1.2)
+
+
+def test_explicit_thresholds(tmp_path):
+    _probes(tmp_path, [(1, 60, 60), (2, 100, 100)])
+    _cycle(tmp_path, 1, {"adaptive": 100, "ttas": 100})
+    _cycle(tmp_path, 2, {"adaptive": 50, "ttas": 100})
+    # By default 100 ns is neither (above 90, below 180): left out.
+    assert split(tmp_path, "ttas").cycles == {"fast": 1, "slow": 0, "mixed": 1}
+    slow = [r for r in split(tmp_path, "ttas", fast_below=70, slow_above=95).rows if r.phase == "slow"]
+    assert slow and slow[0].ratios["adaptive"] == pytest.approx(0.5)
+    with pytest.raises(LoadError, match="must be below"):
+        split(tmp_path, "ttas", fast_below=200, slow_above=100)
+
+
+def test_malformed_and_missing_inputs(tmp_path):
+    with pytest.raises(LoadError, match="no such file"):
+        read_probes(tmp_path / "phases.tsv")
+    (tmp_path / "phases.tsv").write_text("1 60\n")
+    with pytest.raises(LoadError, match=r"phases.tsv:1: expected"):
+        read_probes(tmp_path / "phases.tsv")
+    (tmp_path / "phases.tsv").write_text("1 60 -3\n")
+    with pytest.raises(LoadError, match="expected"):
+        read_probes(tmp_path / "phases.tsv")
+    (tmp_path / "phases.tsv").write_text("1 60 nan\n")
+    with pytest.raises(LoadError, match="expected"):
+        read_probes(tmp_path / "phases.tsv")
+    (tmp_path / "phases.tsv").write_text("1 60 60\n1 61 61\n")
+    with pytest.raises(LoadError, match="a second time"):
+        read_probes(tmp_path / "phases.tsv")
+    (tmp_path / "phases.tsv").write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(LoadError, match="not a text file"):
+        read_probes(tmp_path / "phases.tsv")
+    _probes(tmp_path, [(1, 60, 60)])
+    with pytest.raises(LoadError, match="no c<cycle>"):
+        split(tmp_path, "ttas")
+    _cycle(tmp_path, 1, {"adaptive": 100, "mcs": 100})
+    with pytest.raises(LoadError, match="baseline ttas"):
+        split(tmp_path, "ttas")
+
+
+def test_cli_prints_a_table_or_one_error_line(tmp_path, capsys):
+    _probes(tmp_path, [(1, 60, 60), (2, 400, 400)])
+    _cycle(tmp_path, 1, {"adaptive": 100, "ttas": 100})
+    _cycle(tmp_path, 2, {"adaptive": 30, "ttas": 40})
+    assert cli.main(["phases", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "| hot-handover boost_fiber lts=4 | slow | 400 | 1 | 0.750 |" in out
+    assert "1 fast" in out and "1 slow" in out
+    assert cli.main(["phases", str(tmp_path / "nosuch")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no such directory" in err[0]
+    assert cli.main(["phases", str(tmp_path), "--baseline", "mcs"]) == 2
+    assert "baseline mcs" in capsys.readouterr().err
