@@ -225,6 +225,10 @@ std::vector<run_config> expand(const json& scenario, const registry& reg, const 
   // one repetition of every mutex compared, not all repetitions of one mutex
   // (it moved text-stats medians by 2x). mutex and event_arch are the two
   // innermost sweep keys, so the points of one configuration are adjacent.
+  // Repetition r starts at the r-th point (modulo their number), so that no
+  // mutex always runs first: in paper-coop on Argobots at 64 LTs whichever
+  // ran first in every repetition lost about 4% (docs/BENCHMARKS.md,
+  // session 36).
   const auto interleave_key = [](json p) {
     p.erase("mutex");
     p.erase("event_arch");
@@ -233,9 +237,10 @@ std::vector<run_config> expand(const json& scenario, const registry& reg, const 
   std::vector<run_config> runs;
   std::vector<run_config> configuration;  // one run per point of the current configuration
   const auto flush = [&] {
+    const std::size_t n = configuration.size();
     for (unsigned r = 0; r < reps; ++r)
-      for (const run_config& c : configuration) {
-        run_config rc = c;
+      for (std::size_t i = 0; i < n; ++i) {
+        run_config rc = configuration[(i + r) % n];
         rc.repetition = r;
         runs.push_back(std::move(rc));
       }

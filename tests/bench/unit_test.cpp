@@ -51,15 +51,18 @@ TEST(BenchScenario, ParseValueAndOverride) {
   EXPECT_THROW(apply_override(s, "novalue"), config_error);
 }
 
-TEST(BenchScenario, ExpandsSweepInterleavingTheMutexesOfEachRepetition) {
+TEST(BenchScenario, ExpandsSweepInterleavingTheMutexesOfEachRepetitionInTurn) {
   json s = {{"runtime", "os_threads"}, {"mutex", {"mcs", "library"}}, {"lts", {1, 2}}, {"reps", 3}, {"carriers", 1}};
   auto runs = expand(s, registry::instance(), {false, 2});
   ASSERT_EQ(runs.size(), 12u);
-  // lts=1: mcs r0, library r0, mcs r1, library r1, mcs r2, library r2; then lts=2.
+  // lts=1: mcs r0, library r0, library r1, mcs r1, mcs r2, library r2 (each
+  // repetition starts one mutex further on); then lts=2 the same way.
   for (std::size_t i = 0; i < runs.size(); ++i) {
+    const std::size_t rep = (i % 6) / 2;
+    const bool first_of_pair = i % 2 == 0;
     EXPECT_EQ(runs[i].lts, i < 6 ? 1u : 2u) << i;
-    EXPECT_EQ(runs[i].mutex, i % 2 == 0 ? "mcs" : "library") << i;
-    EXPECT_EQ(runs[i].repetition, (i % 6) / 2) << i;
+    EXPECT_EQ(runs[i].mutex, first_of_pair == (rep % 2 == 0) ? "mcs" : "library") << i;
+    EXPECT_EQ(runs[i].repetition, rep) << i;
   }
   // Every run keeps its own point's parameters.
   for (const run_config& r : runs) {
