@@ -5,7 +5,8 @@
 # the other (docs/ADAPTIVE.md, finding 34). This runs CYCLES cycles; each
 # times the round trip of one cache line between two CPUs
 # (fibersync-line-probe), runs every configuration of CONFIGS once (one
-# repetition of each mutex of MUTEX, DURATION_MS each, default 100), and
+# repetition of each mutex of MUTEX, DURATION_MS each, default 100; each
+# cycle starts one mutex further on in MUTEX), and
 # times the round trip again. Then `fibersync-report phases` gives, per
 # configuration and phase (fast or slow), each mutex's median ratio to
 # BASELINE (default ttas) within a cycle.
@@ -73,12 +74,19 @@ created_out=0
 [ -e "$out" ] || created_out=1
 mkdir -p "$out"
 echo "phase-ab: $cycles cycles of ${#lines[@]} configurations x {$MUTEX}" >&2
+IFS=, read -r -a mutexes <<<"$MUTEX"
 failed=0
 for cycle in $(seq 1 "$cycles"); do
+  # Each cycle starts one mutex further on, so that no mutex always runs
+  # first (BENCHMARKS.md session 36: the first of each repetition lost ~4%
+  # in paper-coop on Argobots).
+  shift_by=$(((cycle - 1) % ${#mutexes[@]}))
+  order=("${mutexes[@]:shift_by}" "${mutexes[@]:0:shift_by}")
+  cycle_mutexes=$(IFS=,; echo "${order[*]}")
   before=$("$probe") || { echo "phase-ab: the line probe failed" >&2; exit 2; }
   for k in "${!lines[@]}"; do
     eval "set -- ${lines[$k]}"
-    if ! "$bench" "$@" --mutex "$MUTEX" --reps 1 --duration-ms "${DURATION_MS:-100}" --out "$out/c$cycle-$k" \
+    if ! "$bench" "$@" --mutex "$cycle_mutexes" --reps 1 --duration-ms "${DURATION_MS:-100}" --out "$out/c$cycle-$k" \
       >/dev/null 2>"$out/bench.err"; then
       # In the first cycle a failure is a bad configuration: stop there,
       # and leave no partial results behind.
