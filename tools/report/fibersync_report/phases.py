@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from .load import POINT_KEYS, LoadError, load_results
+from .rank import _describe
 
 #: Default thresholds, as multiples of the lowest probe of the run.
 FAST_FACTOR = 1.5
@@ -159,12 +160,6 @@ def split(directory: str | Path, baseline: str, fast_below: float | None = None,
     for cycle in probes:
         counts[phase_of(cycle)] += 1
     return Phases(rows, fast_below, slow_above, counts)
-
-
-def _describe(point: dict[str, Any]) -> str:
-    from .rank import _describe as describe
-
-    return describe(point)
 
 
 def format_phases(phases: Phases, baseline: str) -> str:
