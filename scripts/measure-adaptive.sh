@@ -7,7 +7,8 @@
 # OUTDIR/leaders.md (fibersync-report leaders: which lock leads each load).
 # Then it measures again, RECHECK_REPS repetitions each (default 15; 0
 # skips it), the configurations the ranking leaves in doubt or below the
-# library (scripts/recheck-adaptive.sh: OUTDIR/recheck/rank.md).
+# library (scripts/recheck-adaptive.sh: OUTDIR/recheck/rank.md, and the
+# sweep's ranking with their rows measured again, OUTDIR/recheck/combined.md).
 # About 40 minutes on 2 cores for the sweep (5 repetitions; REPS=3 takes ~21
 # but leaves the rank without its resampled interval) and 20 for the
 # recheck; run it on an idle machine.

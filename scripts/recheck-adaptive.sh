@@ -9,11 +9,13 @@
 # other mutex whose median was at least half the best
 # (`fibersync-report rank --recheck`), RECHECK_REPS repetitions (default 15)
 # of DURATION_MS (default 100). Writes SWEEPDIR/recheck/plan.json, one result
-# per configuration (NNN.csv, NNN.json) and SWEEPDIR/recheck/rank.md, the
-# ranking of these runs alone; a SWEEPDIR/recheck left by an earlier run is
-# replaced. The sweep's own rank.md stays as it was: docs/ADAPTIVE.md ("How
-# close it comes") says how the two are read. About 20 minutes for 60
-# configurations on 2 cores.
+# per configuration (NNN.csv, NNN.json), SWEEPDIR/recheck/rank.md, the
+# ranking of these runs alone, and SWEEPDIR/recheck/combined.md, the sweep's
+# ranking with each rechecked configuration's row taken from the recheck
+# (`fibersync-report rank --remeasured`): the headline. A SWEEPDIR/recheck
+# left by an earlier run is replaced. The sweep's own rank.md stays as it
+# was: docs/ADAPTIVE.md ("How close it comes") says how they are read. About
+# 20 minutes for 60 configurations on 2 cores.
 #   bash scripts/recheck-adaptive.sh SWEEPDIR
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -56,7 +58,15 @@ if [ ${#plan[@]} -eq 0 ]; then
   echo "recheck-adaptive: nothing to measure again" | tee "$out/rank.md"
 elif [ ${#results[@]} -gt 0 ]; then
   "$report" rank "${results[@]}" --worst 100 | tee "$out/rank.md"
-  echo "recheck-adaptive: ranking of the rechecked configurations in $out/rank.md" >&2
+  if "$report" rank "${jsons[@]}" --remeasured "${results[@]}" --worst 40 > "$out/.combined.md.part"; then
+    mv "$out/.combined.md.part" "$out/combined.md"
+    head -n 6 "$out/combined.md"
+  else
+    rm -f "$out/.combined.md.part"
+    failed+=("the combined ranking")
+  fi
+  echo "recheck-adaptive: ranking of the rechecked configurations in $out/rank.md," \
+    "of the sweep with them in $out/combined.md" >&2
 fi
 if [ ${#failed[@]} -gt 0 ]; then
   printf 'recheck-adaptive: failed runs in: %s\n' "${failed[@]}" >&2

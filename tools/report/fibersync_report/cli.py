@@ -90,6 +90,22 @@ def _cmd_rank(args: argparse.Namespace) -> int:
     if not rows:
         after = f" (after --ignore {','.join(ignore)})" if ignore else ""
         return _error(f"no configuration has {args.mutex} and another fibersync mutex{after}")
+    header = ""
+    if args.remeasured:
+        from .rank import replace_remeasured
+
+        try:
+            again = load_results(args.remeasured)
+        except LoadError as exc:
+            return _error(str(exc))
+        remeasured = rank(again, args.mutex, ignore)
+        if not remeasured:
+            return _error(f"--remeasured: no configuration has {args.mutex} and another fibersync mutex")
+        rows, replaced = replace_remeasured(rows, remeasured)
+        header = (
+            f"{len(remeasured)} configurations measured again (--remeasured): {replaced} in place of their "
+            f"first results, {len(remeasured) - replaced} not in them\n"
+        )
     if args.plot:
         from .rank import write_rank_figure
 
@@ -104,7 +120,7 @@ def _cmd_rank(args: argparse.Namespace) -> int:
             write_recheck_plan(recheck_plan(rows, args.mutex), args.recheck)
         except ValueError as exc:
             return _error(str(exc))
-    sys.stdout.write(format_rank(rows, args.mutex, worst=args.worst, ignored=ignore))
+    sys.stdout.write(header + format_rank(rows, args.mutex, worst=args.worst, ignored=ignore))
     return EXIT_OK
 
 
@@ -261,6 +277,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--plot",
         metavar="FILE",
         help="also draw the ratio of every configuration, one panel per scenario, into FILE (.png or .svg)",
+    )
+    p.add_argument(
+        "--remeasured",
+        nargs="+",
+        metavar="FILE",
+        help="results of configurations measured again (scripts/recheck-adaptive.sh): each such "
+        "configuration's row comes from these instead of RESULTS",
     )
     p.add_argument(
         "--recheck",

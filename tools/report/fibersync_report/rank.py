@@ -44,6 +44,18 @@ where to measure again, not a test; the ratio of medians stays the
 headline. There is no interval with fewer than 5 runs of any mutex
 compared (with 3, it put a configuration clearly below that 9 repetitions
 the next day put at 1.05; docs/BENCHMARKS.md, session 18).
+
+The ratio to the library has its own interval, of the chosen mutex's median
+over the library's (the same resampling, one other mutex and so no best to
+re-pick: no lean either way). *Clearly below* the library means the whole
+interval is under 1; *undecided* is a tie within the noise of those runs.
+On the 2-core machine the two speak differently of a 2% gap: at 15
+repetitions most of the lock's 0.97-0.98s against the library were clearly
+below, most of its 0.99-1.00s undecided (docs/BENCHMARKS.md, session 37).
+
+A sweep's doubtful configurations are measured again with more repetitions
+(scripts/recheck-adaptive.sh); ``--remeasured`` ranks the sweep with each
+such configuration's row taken from the second measurement instead.
 """
 
 from __future__ import annotations
@@ -70,6 +82,7 @@ class RankRow:
     paired_vs_best: float | None = None  # median of per-repetition ratios to best_other
     interval: tuple[float, float] | None = None  # resampled 90% interval of vs_best (module docstring)
     medians: dict[str, float] = field(default_factory=dict)  # every mutex of the configuration but the ignored
+    library_interval: tuple[float, float] | None = None  # resampled 90% interval of vs_library
 
     @property
     def vs_best(self) -> float:
@@ -109,6 +122,9 @@ def rank(results: Results, subject: str, ignore: Sequence[str] = ()) -> list[Ran
         best = max(others, key=others.get)
         paired = _paired_ratio(by_mutex[subject], by_mutex[best])
         interval = _resampled_interval(by_mutex[subject], [by_mutex[m] for m in sorted(others)])
+        library_interval = (
+            _resampled_interval(by_mutex[subject], [by_mutex[BASELINE_MUTEX]]) if BASELINE_MUTEX in by_mutex else None
+        )
         rows.append(
             RankRow(
                 points[key],
@@ -119,9 +135,27 @@ def rank(results: Results, subject: str, ignore: Sequence[str] = ()) -> list[Ran
                 paired,
                 interval,
                 {m: v for m, v in medians.items() if m not in ignored},
+                library_interval,
             )
         )
     return rows
+
+
+def point_key(point: dict[str, Any]) -> tuple:
+    """What names a configuration: its values of POINT_KEYS, in order."""
+    return tuple(point.get(k) for k in POINT_KEYS)
+
+
+def replace_remeasured(rows: Sequence[RankRow], remeasured: Sequence[RankRow]) -> tuple[list[RankRow], int]:
+    """`rows` (a sweep's) with the row of every configuration that
+    `remeasured` (a recheck's, with more repetitions) also has replaced by
+    that one; remeasured configurations the sweep lacks are added. Returns
+    the rows and how many were replaced."""
+    again = {point_key(r.point): r for r in remeasured}
+    merged = [again.pop(point_key(r.point), r) for r in rows]
+    replaced = len(remeasured) - len(again)  # what is left in `again` was not in the sweep
+    merged += again.values()
+    return merged, replaced
 
 
 #: Confidence level and number of resamples of the interval; the seed keeps
@@ -235,6 +269,15 @@ def _describe(point: dict[str, Any]) -> str:
     return " ".join(parts)
 
 
+def _library_band(row: RankRow) -> str:
+    """' [low, high], clearly below' (or 'undecided', 'clearly at or above'), or '' without an interval."""
+    verdict = interval_verdict(row.library_interval, 1.0)
+    if verdict == "n/a":
+        return ""
+    words = {"within": "clearly at or above", "below": "clearly below", "undecided": "undecided"}[verdict]
+    return f" {format_interval(row.library_interval)}, {words}"
+
+
 def format_rank(
     rows: Sequence[RankRow], subject: str, worst: int = 15, best_floor: float = 0.9, ignored: Sequence[str] = ()
 ) -> str:
@@ -273,6 +316,14 @@ def format_rank(
                 else ""
             )
         )
+    lib_verdicts = [interval_verdict(r.library_interval, 1.0) for r in lib_rows]
+    if any(v != "n/a" for v in lib_verdicts):
+        lines.append(
+            f"resampled {INTERVAL_LEVEL:.0%} interval of the ratio to library: clearly at or above 1 in "
+            f"{lib_verdicts.count('within')}, clearly below in {lib_verdicts.count('below')}, undecided (a tie) in "
+            f"{lib_verdicts.count('undecided')}"
+            + (f", no interval in {lib_verdicts.count('n/a')}" if "n/a" in lib_verdicts else "")
+        )
     if ignored:
         lines.append(f"left out of the comparison: {', '.join(ignored)}")
     lines += [
@@ -292,7 +343,7 @@ def format_rank(
     below_lib = sorted((r for r in lib_rows if r.vs_library < 1.0), key=lambda r: r.vs_library)[:worst]
     if below_lib:
         lines += ["", "Worst ratios to library:", ""]
-        lines += [f"- {_describe(r.point)}: {r.vs_library:.2f}" for r in below_lib]
+        lines += [f"- {_describe(r.point)}: {r.vs_library:.2f}{_library_band(r)}" for r in below_lib]
     return "\n".join(lines) + "\n"
 
 

@@ -281,3 +281,72 @@ def test_cli_rank_recheck_writes_the_plan_or_nothing(tmp_path, capsys):
     err = captured.err.strip().splitlines()
     assert captured.out == "" and len(err) == 1 and "no such directory" in err[0]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["plan.json", "r.csv"]
+
+
+def test_library_interval_tells_a_real_gap_from_a_tie(tmp_path):
+    steady = [100, 101, 99, 100, 102]
+    runs = (
+        # lts=1: 3% behind the library in every repetition: clearly below.
+        _runs("adaptive", [97, 98, 96, 97, 99], lts=1) + _runs("ttas", steady, lts=1)
+        + _runs("library", steady, lts=1)
+        # lts=2: the median 1% behind, but the library's runs scatter around
+        # the lock's: undecided, a tie.
+        + _runs("adaptive", [99, 100, 98, 99, 101], lts=2) + _runs("ttas", steady, lts=2)
+        + _runs("library", [104, 96, 100, 93, 107], lts=2)
+        # lts=4: ahead in every repetition: clearly at or above.
+        + _runs("adaptive", [110, 111, 109, 110, 112], lts=4) + _runs("ttas", steady, lts=4)
+        + _runs("library", steady, lts=4)
+        # lts=8: three runs, no interval; lts=16: no library at all.
+        + _runs("adaptive", [90] * 3, lts=8) + _runs("ttas", [100] * 3, lts=8) + _runs("library", [100] * 3, lts=8)
+        + _runs("adaptive", steady, lts=16) + _runs("ttas", steady, lts=16)
+    )  # fmt: skip
+    rows = {r.point["lts"]: r for r in rank(load_results([write_runs(tmp_path / "r.csv", runs)]), "adaptive")}
+    low, high = rows[1].library_interval
+    assert low <= rows[1].vs_library <= high < 1.0
+    low, high = rows[2].library_interval
+    assert rows[2].vs_library < 1.0 and low < 1.0 <= high
+    assert rows[4].library_interval[0] >= 1.0
+    assert rows[8].library_interval is None and rows[16].library_interval is None
+    text = format_rank(list(rows.values()), "adaptive")
+    assert (
+        "resampled 90% interval of the ratio to library: clearly at or above 1 in 1, clearly below in 1, "
+        "undecided (a tie) in 1, no interval in 1" in text
+    )
+    below = text.split("Worst ratios to library:")[1]
+    assert f"lts=1: 0.97 {format_interval(rows[1].library_interval)}, clearly below" in below
+    assert f"lts=2: 0.99 {format_interval(rows[2].library_interval)}, undecided" in below
+    assert "lts=8: 0.90\n" in below  # no interval: the ratio alone
+
+
+def test_remeasured_rows_replace_the_sweeps(tmp_path, capsys):
+    from fibersync_report.rank import replace_remeasured
+
+    sweep = (
+        _runs("adaptive", [80] * 3, lts=1) + _runs("ttas", [100] * 3, lts=1)  # 0.80 in the sweep
+        + _runs("adaptive", [100] * 3, lts=2) + _runs("ttas", [100] * 3, lts=2)  # not measured again
+    )  # fmt: skip
+    again = (
+        _runs("adaptive", [95] * 15, lts=1) + _runs("ttas", [100] * 15, lts=1)  # 0.95 measured again
+        + _runs("adaptive", [50] * 5, lts=64) + _runs("ttas", [100] * 5, lts=64)  # not in the sweep
+    )  # fmt: skip
+    first = write_runs(tmp_path / "sweep.csv", sweep)
+    second = write_runs(tmp_path / "again.csv", again)
+    rows, replaced = replace_remeasured(
+        rank(load_results([first]), "adaptive"), rank(load_results([second]), "adaptive")
+    )
+    assert replaced == 1
+    by_lts = {r.point["lts"]: r.vs_best for r in rows}
+    assert by_lts == {1: 0.95, 2: 1.0, 64: 0.5}
+
+    assert cli.main(["rank", str(first), "--remeasured", str(second)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("2 configurations measured again (--remeasured): 1 in place of their first results, 1 not in them\n")
+    assert "within 10% of the best other fibersync mutex in 2 (67%)" in out
+    # Unreadable or unrankable remeasured results: one error line, exit 2.
+    assert cli.main(["rank", str(first), "--remeasured", str(tmp_path / "none.csv")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    only_ttas = write_runs(tmp_path / "ttas.csv", _runs("ttas", [1] * 3))
+    assert cli.main(["rank", str(first), "--remeasured", str(only_ttas)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--remeasured" in err[0]
