@@ -785,7 +785,7 @@ TEST(adaptive_mutex, a_lone_waiter_parks_early_when_holds_are_long_next_to_wake_
   // Holds of >= 5 ms (272 sleeps of 20 us) against wake-ups of a few
   // microseconds. Until the mutex has timed a hold and a wake-up (one in
   // sample_every of each), the waiter spins all of long_wait_checks; then it
-  // parks after short_wait_checks.
+  // parks after short_wait_checks (2).
   const std::vector<int> points = park_points_of_alternating_holds(40, long_wait + 16, 20us, 0us).park_points;
   ASSERT_EQ(points.size(), 40u);
   for (int i = 1; i < 4; ++i) EXPECT_NEAR(points[i], long_wait, 3) << "hold " << i;

@@ -101,9 +101,16 @@ class adaptive_mutex {
   // of 40-50 us whose waiters lost up to a third when they parked early
   // (docs/ADAPTIVE.md, finding 16): on our scheduler a wake-up takes 0.3 us
   // at the median, and the few that meet a sleeping carrier (~100 us) move
-  // the average little (see add_bounded_sample()).
+  // the average little (see add_bounded_sample()). Two checks, not 32:
+  // with holds that long a waiter's chance to see the hold end within 30
+  // more checks is small, and those checks (on OS threads 6 yields and
+  // ~40 us of spinning) took CPU from the critical section's own threads:
+  // paper-coop on OS threads ran at 1.01 of the lock with 32 (median over
+  // 2-64 threads, 4-6 yields per acquisition down to 0, 0.80 CPU
+  // utilisation as std::mutex), our scheduler at 1.00-1.007 with 31 yields
+  // down to 1 (docs/ADAPTIVE.md, finding 35).
   static constexpr std::uint32_t long_wait_checks = 256;
-  static constexpr std::uint32_t short_wait_checks = long_wait_checks / 8;
+  static constexpr std::uint32_t short_wait_checks = 2;
   static constexpr std::int64_t hold_to_wake_up = 16;
   static constexpr std::int64_t long_hold_ns = 100'000;
   // Where idle carriers steal, a competing waiter does not park because
@@ -686,7 +693,8 @@ class adaptive_mutex {
         // carrier time from the holder's work (paper-coop on our scheduler:
         // ~1200 yields per acquisition, 0.83-0.89 of the queue locks;
         // docs/ADAPTIVE.md, finding 14). While this mutex's holds are long
-        // next to its wake-ups, it parks after short_wait_checks (finding 17).
+        // next to its wake-ups, it parks at its second failed check
+        // (short_wait_checks; findings 17 and 35).
         // And while they are short next to its wake-ups, no waiter parks
         // because another competes: the word is free again long before a
         // parked waiter would run, and every park costs the next release a
