@@ -61,12 +61,13 @@ elif [ ${#results[@]} -gt 0 ]; then
   if "$report" rank "${jsons[@]}" --remeasured "${results[@]}" --worst 40 > "$out/.combined.md.part"; then
     mv "$out/.combined.md.part" "$out/combined.md"
     head -n 6 "$out/combined.md"
+    echo "recheck-adaptive: ranking of the rechecked configurations in $out/rank.md," \
+      "of the sweep with them in $out/combined.md" >&2
   else
     rm -f "$out/.combined.md.part"
+    echo "recheck-adaptive: ranking of the rechecked configurations in $out/rank.md; no combined ranking" >&2
     failed+=("the combined ranking")
   fi
-  echo "recheck-adaptive: ranking of the rechecked configurations in $out/rank.md," \
-    "of the sweep with them in $out/combined.md" >&2
 fi
 if [ ${#failed[@]} -gt 0 ]; then
   printf 'recheck-adaptive: failed runs in: %s\n' "${failed[@]}" >&2

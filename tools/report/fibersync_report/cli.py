@@ -103,8 +103,8 @@ def _cmd_rank(args: argparse.Namespace) -> int:
             return _error(f"--remeasured: no configuration has {args.mutex} and another fibersync mutex")
         rows, replaced = replace_remeasured(rows, remeasured)
         header = (
-            f"{len(remeasured)} configurations measured again (--remeasured): {replaced} in place of their "
-            f"first results, {len(remeasured) - replaced} not in them\n"
+            f"{len(remeasured)} configuration{'s' if len(remeasured) != 1 else ''} measured again (--remeasured): "
+            f"{replaced} in place of their first results, {len(remeasured) - replaced} not in them\n"
         )
     if args.plot:
         from .rank import write_rank_figure
@@ -283,7 +283,8 @@ def build_parser() -> argparse.ArgumentParser:
         nargs="+",
         metavar="FILE",
         help="results of configurations measured again (scripts/recheck-adaptive.sh): each such "
-        "configuration's row comes from these instead of RESULTS",
+        "configuration's row comes from these instead of RESULTS (give it after RESULTS: it takes every "
+        "file name up to the next option)",
     )
     p.add_argument(
         "--recheck",

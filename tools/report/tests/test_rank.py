@@ -296,6 +296,9 @@ def test_library_interval_tells_a_real_gap_from_a_tie(tmp_path):
         # lts=4: ahead in every repetition: clearly at or above.
         + _runs("adaptive", [110, 111, 109, 110, 112], lts=4) + _runs("ttas", steady, lts=4)
         + _runs("library", steady, lts=4)
+        # lts=32: ahead too, as is lts=4 (two, so that no two counts are equal).
+        + _runs("adaptive", [120, 121, 119, 120, 122], lts=32) + _runs("ttas", steady, lts=32)
+        + _runs("library", steady, lts=32)
         # lts=8: three runs, no interval; lts=16: no library at all.
         + _runs("adaptive", [90] * 3, lts=8) + _runs("ttas", [100] * 3, lts=8) + _runs("library", [100] * 3, lts=8)
         + _runs("adaptive", steady, lts=16) + _runs("ttas", steady, lts=16)
@@ -309,7 +312,7 @@ def test_library_interval_tells_a_real_gap_from_a_tie(tmp_path):
     assert rows[8].library_interval is None and rows[16].library_interval is None
     text = format_rank(list(rows.values()), "adaptive")
     assert (
-        "resampled 90% interval of the ratio to library: clearly at or above 1 in 1, clearly below in 1, "
+        "resampled 90% interval of the ratio to library: clearly at or above 1 in 2, clearly below in 1, "
         "undecided (a tie) in 1, no interval in 1" in text
     )
     below = text.split("Worst ratios to library:")[1]
