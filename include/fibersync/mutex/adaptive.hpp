@@ -104,11 +104,11 @@ class adaptive_mutex {
   // the average little (see add_bounded_sample()). Two checks, not 32:
   // with holds that long a waiter's chance to see the hold end within 30
   // more checks is small, and those checks (on OS threads 6 yields and
-  // ~40 us of spinning) took CPU from the critical section's own threads:
-  // paper-coop on OS threads ran at 1.01 of the lock with 32 (median over
-  // 2-64 threads, 4-6 yields per acquisition down to 0, 0.80 CPU
-  // utilisation as std::mutex), our scheduler at 1.00-1.007 with 31 yields
-  // down to 1 (docs/ADAPTIVE.md, finding 35).
+  // some 20-40 us of spinning) took CPU from the critical section's own
+  // threads: paper-coop on OS threads ran at about 1.01 of the lock with
+  // 32 (paired, 2-64 threads; at 4-64 threads 4-6 yields per acquisition
+  // down to 0, and 0.80 CPU utilisation as std::mutex), on our scheduler
+  // at 0.996-1.012 with 31 yields down to 1 (docs/ADAPTIVE.md, finding 35).
   static constexpr std::uint32_t long_wait_checks = 256;
   static constexpr std::uint32_t short_wait_checks = 2;
   static constexpr std::int64_t hold_to_wake_up = 16;
