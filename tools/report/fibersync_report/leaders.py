@@ -24,7 +24,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from .load import BASELINE_MUTEX, POINT_KEYS, Results
+from .load import BASELINE_MUTEX, POINT_KEYS, Results, point_key
 
 #: What separates one load from another; the rest of POINT_KEYS (LT counts,
 #: Poisson parameters, ...) varies within a group.
@@ -68,7 +68,7 @@ def leaders(results: Results, min_lts: int = 2, ignore: Sequence[str] = ()) -> l
             continue
         if not isinstance(lts, (int, float)) or lts < min_lts:
             continue
-        key = tuple(run.get(k) for k in POINT_KEYS)
+        key = point_key(run)
         samples.setdefault(key, {}).setdefault(mutex, []).append(float(value))
     # An unset topology or pinning and its default name are one setting.
     group_of = {

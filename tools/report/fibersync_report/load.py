@@ -50,6 +50,12 @@ CONFIG_KEYS: tuple[str, ...] = (
 #: compare mutexes within.
 POINT_KEYS: tuple[str, ...] = tuple(k for k in CONFIG_KEYS if k != "mutex")
 
+
+def point_key(run: dict) -> tuple:
+    """What names a run's configuration: its values of POINT_KEYS, in order."""
+    return tuple(run.get(k) for k in POINT_KEYS)
+
+
 #: Columns of the C++ harness that hold text; every other column is numeric.
 TEXT_COLUMNS: frozenset[str] = frozenset(
     {"scenario", "runtime", "mutex", "pinning", "topology", "arch", "distribution"}

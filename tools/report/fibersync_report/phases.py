@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .load import POINT_KEYS, LoadError, load_results
+from .load import POINT_KEYS, LoadError, load_results, point_key
 from .rank import _describe
 
 #: Default thresholds, as multiples of the lowest probe of the run.
@@ -125,7 +125,7 @@ def split(directory: str | Path, baseline: str, fast_below: float | None = None,
         phase = phase_of(cycle)
         if phase == "mixed":
             continue
-        key = tuple(run.get(k) for k in POINT_KEYS)
+        key = point_key(run)
         points.setdefault(key, {k: run.get(k) for k in POINT_KEYS})
         table.setdefault((key, phase), {}).setdefault(cycle, {})[run["mutex"]] = float(value)
     if not any(baseline in by_mutex for cycles in table.values() for by_mutex in cycles.values()):

@@ -69,7 +69,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .load import BASELINE_MUTEX, POINT_KEYS, Results
+from .load import BASELINE_MUTEX, POINT_KEYS, Results, point_key
 
 
 @dataclass
@@ -108,7 +108,7 @@ def rank(results: Results, subject: str, ignore: Sequence[str] = ()) -> list[Ran
         value = run.get("throughput_per_ms")
         if run.get("mutex") is None or not isinstance(value, (int, float)):
             continue
-        key = tuple(run.get(k) for k in POINT_KEYS)
+        key = point_key(run)
         points.setdefault(key, {k: run.get(k) for k in POINT_KEYS})
         samples.setdefault(key, {}).setdefault(run["mutex"], []).append((run.get("repetition"), float(value)))
     rows = []
@@ -139,11 +139,6 @@ def rank(results: Results, subject: str, ignore: Sequence[str] = ()) -> list[Ran
             )
         )
     return rows
-
-
-def point_key(point: dict[str, Any]) -> tuple:
-    """What names a configuration: its values of POINT_KEYS, in order."""
-    return tuple(point.get(k) for k in POINT_KEYS)
 
 
 def replace_remeasured(rows: Sequence[RankRow], remeasured: Sequence[RankRow]) -> tuple[list[RankRow], int]:
