@@ -4,95 +4,26 @@
 // Two threads, pinned to two CPUs, pass one cache-line-aligned counter back
 // and forth (each waits with a pause for the other's increment). The time of
 // a batch over its round trips is one sample; the median of the samples is
-// printed, in ns. A lock's hand-over moves its lines between cores, so where
-// this number changes, every lock's throughput changes with it, and not by
-// the same factor for each (docs/ADAPTIVE.md, finding 34: on our EPYC VM it
-// moves between ~57 and ~413 ns for tens of seconds at a time).
-// scripts/phase-ab.sh runs it between benchmark runs to tell the phases apart.
-#include <pthread.h>
-#include <sched.h>
-
+// printed, in ns (the measurement: fibersync/bench/round_trip.hpp). A lock's
+// hand-over moves its lines between cores, so where this number changes,
+// every lock's throughput changes with it, and not by the same factor for
+// each (docs/ADAPTIVE.md, finding 34: on our EPYC VM it moves between ~57
+// and ~413 ns for tens of seconds at a time).
+// scripts/phase-ab.sh runs it between benchmark runs to tell the phases apart;
+// fibersync-bench takes a shorter sample before each of its runs
+// (line_round_trip_ns in its result files).
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <string>
 #include <system_error>
-#include <thread>
 #include <vector>
 
-#include "fibersync/detail/cache_line.hpp"
-#include "fibersync/wait/cpu_relax.hpp"
+#include "fibersync/bench/round_trip.hpp"
 
-namespace {
-
-std::vector<int> allowed_cpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  std::vector<int> cpus;
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return cpus;
-  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
-    if (CPU_ISSET(cpu, &set)) cpus.push_back(cpu);
-  return cpus;
-}
-
-bool pin_to(int cpu) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
-  return pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
-}
-
-struct alignas(fibersync::detail::cache_line_size) shared_line {
-  std::atomic<std::uint64_t> turn{0};
-};
-
-// One sample: `round_trips` round trips of the line between cpu_a and cpu_b;
-// the mean round trip in ns, or a negative value if a thread could not be
-// pinned. The clock starts only once both threads run pinned: B is created
-// with the caller's affinity (cpu_a after the first sample) and pins itself
-// first.
-double sample(int cpu_a, int cpu_b, std::uint64_t round_trips) {
-  shared_line line;
-  // B's answer: 1 pinned, 2 could not pin. A's go: 1 start, 2 give up.
-  std::atomic<int> b_pinned{0};
-  std::atomic<int> go{0};
-  std::thread b([&] {
-    if (!pin_to(cpu_b)) {
-      b_pinned.store(2);
-      return;
-    }
-    b_pinned.store(1);
-    while (go.load() == 0) std::this_thread::yield();
-    if (go.load() != 1) return;
-    // Odd values are A's, even ones B's; B answers each of A's.
-    for (std::uint64_t i = 0; i < round_trips; ++i) {
-      while (line.turn.load(std::memory_order_acquire) != 2 * i + 1) (fibersync::cpu_relax)();
-      line.turn.store(2 * i + 2, std::memory_order_release);
-    }
-  });
-  const bool pinned_a = pin_to(cpu_a);
-  // Yield, not spin: until B has pinned itself it may share A's CPU.
-  while (b_pinned.load() == 0) std::this_thread::yield();
-  if (!pinned_a || b_pinned.load() != 1) {
-    go.store(2);
-    b.join();
-    return -1;
-  }
-  go.store(1);
-  const auto start = std::chrono::steady_clock::now();
-  for (std::uint64_t i = 0; i < round_trips; ++i) {
-    line.turn.store(2 * i + 1, std::memory_order_release);
-    while (line.turn.load(std::memory_order_acquire) != 2 * i + 2) (fibersync::cpu_relax)();
-  }
-  const std::chrono::duration<double, std::nano> took = std::chrono::steady_clock::now() - start;
-  b.join();
-  return took.count() / static_cast<double>(round_trips);
-}
-
-}  // namespace
+using fibersync::bench::allowed_cpus;
+using fibersync::bench::line_round_trip_ns;
 
 int main(int argc, char** argv) {
   CLI::App app{"fibersync-line-probe: the round trip of one cache line between two CPUs, in ns (median of samples)"};
@@ -136,12 +67,12 @@ int main(int argc, char** argv) {
   std::vector<double> ns;
   try {
     for (unsigned i = 0; i < samples; ++i) {
-      const double rt = sample(cpus[0], cpus[1], round_trips);
-      if (rt < 0) {
+      const auto rt = line_round_trip_ns(cpus[0], cpus[1], round_trips);
+      if (!rt) {
         std::fprintf(stderr, "fibersync-line-probe: error: cannot pin a thread to CPU %d or %d\n", cpus[0], cpus[1]);
         return 2;
       }
-      ns.push_back(rt);
+      ns.push_back(*rt);
     }
   } catch (const std::system_error& e) {
     std::fprintf(stderr, "fibersync-line-probe: error: cannot start a thread: %s\n", e.what());

@@ -26,6 +26,7 @@
 
 #include "fibersync/bench/registry.hpp"
 #include "fibersync/bench/report.hpp"
+#include "fibersync/bench/round_trip.hpp"
 #include "fibersync/bench/scenario.hpp"
 #include "fibersync/bench/text_stats.hpp"
 #include "fibersync/bench/ticks.hpp"
@@ -201,7 +202,7 @@ int run_main(int argc, char** argv) {
   std::string preset, scenario_file, runtimes, mutexes, lts, carriers, reps, duration, out, trace, topology_desc,
       pinning;
   std::vector<std::string> sets;
-  bool list = false, oversubscribe = false;
+  bool list = false, oversubscribe = false, no_line_probe = false;
   std::size_t trace_buffer = trace::default_buffer_records;
   auto* p_opt = app.add_option("--preset", preset, "preset name from presets/ (default: default)");
   app.add_option("--scenario", scenario_file, "scenario JSON file")->excludes(p_opt);
@@ -226,6 +227,8 @@ int run_main(int argc, char** argv) {
       ->check(CLI::Range(std::size_t{1}, trace::max_buffer_records));
   app.add_flag("--list", list, "list runtimes, mutexes and presets");
   app.add_flag("--oversubscribe", oversubscribe, "allow more carriers than CPUs");
+  app.add_flag("--no-line-probe", no_line_probe,
+               "do not time a cache line's round trip between two CPUs before each run (line_round_trip_ns)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -329,6 +332,14 @@ int run_main(int argc, char** argv) {
                                " lts=" + std::to_string(c.lts) + " carriers=" + std::to_string(c.carriers) +
                                " rep=" + std::to_string(c.repetition);
     }
+    // The machine's phase this run falls in (docs/bench.md): a round trip
+    // takes ~57 or ~413 ns on our EPYC VM for tens of seconds at a time, and
+    // locks do not gain or lose alike between the two. Taken in the parent,
+    // between runs, so that it never competes with a run: 3 samples of
+    // 10 000 round trips, 2-15 ms.
+    // NaN: not taken (--no-line-probe, or fewer than two CPUs).
+    const double line_round_trip =
+        no_line_probe ? std::nan("") : median_line_round_trip_ns(3, 10'000).value_or(std::nan(""));
     child_result r = run_in_child(*reg.find(c.runtime), c, env, timeout_s);
     if (g_interrupted) break;
     if (!r.error.empty()) {
@@ -362,6 +373,7 @@ int run_main(int argc, char** argv) {
                           "distribution", "matrix_n", "forward_ms", "back_ms", "total_ms", "residual",
                           "throughput_per_ms"})
       if (!row.contains(k)) row[k] = nullptr;
+    row["line_round_trip_ns"] = std::isnan(line_round_trip) ? json(nullptr) : json(line_round_trip);
     row["params"] = c.params;
     if (row.contains("verified") && !row["verified"].get<bool>()) {
       ++verify_failures;
@@ -381,6 +393,10 @@ int run_main(int argc, char** argv) {
                     last["back_ms"].get<double>(), last["residual"].get<double>());
     else
       std::snprintf(tail, sizeof tail, " %.1f acq/ms", last["throughput_per_ms"].get<double>());
+    if (!std::isnan(line_round_trip)) {
+      const std::size_t used = std::strlen(tail);
+      std::snprintf(tail + used, sizeof tail - used, ", line %.0f ns", line_round_trip);
+    }
     if (!tty) std::cerr << head << tail << "\n";
     else std::cerr << "\r\033[K" << head << tail << std::flush;
     try {

@@ -36,7 +36,7 @@ const std::vector<std::string>& csv_columns() {
       "yields_per_acq", "suspends_per_acq", "migrations_per_acq", "same_node_handover", "same_cluster_handover",
       "remote_handovers_per_1000", "cpu_time_ms", "cpu_utilization", "hold_fraction", "lock_rate_per_ms",
       "speedup_vs_1", "bound_per_ms", "bound_fraction", "arch", "distribution", "matrix_n", "forward_ms",
-      "back_ms", "total_ms", "residual"};
+      "back_ms", "total_ms", "residual", "line_round_trip_ns"};
   return cols;
 }
 

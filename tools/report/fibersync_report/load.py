@@ -76,7 +76,7 @@ CPP_COLUMNS: tuple[str, ...] = (
     "same_cluster_handover", "remote_handovers_per_1000", "cpu_time_ms",
     "cpu_utilization", "hold_fraction", "lock_rate_per_ms", "speedup_vs_1",
     "bound_per_ms", "bound_fraction", "arch", "distribution", "matrix_n",
-    "forward_ms", "back_ms", "total_ms", "residual",
+    "forward_ms", "back_ms", "total_ms", "residual", "line_round_trip_ns",
 )  # fmt: skip
 
 #: Every column the Java module writes, in its order.

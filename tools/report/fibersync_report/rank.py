@@ -53,6 +53,11 @@ On the 2-core machine the two speak differently of a 2% gap: at 15
 repetitions most of the lock's 0.97-0.98s against the library were clearly
 below, most of its 0.99-1.00s undecided (docs/BENCHMARKS.md, session 37).
 
+Where the runs recorded it (``line_round_trip_ns``: the bench times a cache
+line's round trip between two CPUs before each run), a row also has the
+median over its configuration's runs of that round trip: the machine's
+phase the configuration was measured in (docs/bench.md).
+
 A sweep's doubtful configurations are measured again with more repetitions
 (scripts/recheck-adaptive.sh); ``--remeasured`` ranks the sweep with each
 such configuration's row taken from the second measurement instead.
@@ -83,6 +88,7 @@ class RankRow:
     interval: tuple[float, float] | None = None  # resampled 90% interval of vs_best (module docstring)
     medians: dict[str, float] = field(default_factory=dict)  # every mutex of the configuration but the ignored
     library_interval: tuple[float, float] | None = None  # resampled 90% interval of vs_library
+    line_round_trip_ns: float | None = None  # median over the configuration's runs that timed one
 
     @property
     def vs_best(self) -> float:
@@ -104,6 +110,7 @@ def rank(results: Results, subject: str, ignore: Sequence[str] = ()) -> list[Ran
     # (repetition, throughput) per mutex per configuration.
     samples: dict[tuple, dict[str, list[tuple[Any, float]]]] = {}
     points: dict[tuple, dict[str, Any]] = {}
+    round_trips: dict[tuple, list[float]] = {}  # the bench's line probe before each run, where it took one
     for run in results.runs:
         value = run.get("throughput_per_ms")
         if run.get("mutex") is None or not isinstance(value, (int, float)):
@@ -111,6 +118,9 @@ def rank(results: Results, subject: str, ignore: Sequence[str] = ()) -> list[Ran
         key = point_key(run)
         points.setdefault(key, {k: run.get(k) for k in POINT_KEYS})
         samples.setdefault(key, {}).setdefault(run["mutex"], []).append((run.get("repetition"), float(value)))
+        round_trip = run.get("line_round_trip_ns")
+        if isinstance(round_trip, (int, float)) and math.isfinite(round_trip):
+            round_trips.setdefault(key, []).append(float(round_trip))
     rows = []
     for key, by_mutex in samples.items():
         if subject not in by_mutex:
@@ -136,6 +146,7 @@ def rank(results: Results, subject: str, ignore: Sequence[str] = ()) -> list[Ran
                 interval,
                 {m: v for m, v in medians.items() if m not in ignored},
                 library_interval,
+                statistics.median(round_trips[key]) if key in round_trips else None,
             )
         )
     return rows
@@ -265,12 +276,16 @@ def _describe(point: dict[str, Any]) -> str:
 
 
 def _library_band(row: RankRow) -> str:
-    """' [low, high], clearly below' (or 'undecided', 'clearly at or above'), or '' without an interval."""
+    """' [low, high], clearly below' (or 'undecided', 'clearly at or above'), then ', line N ns' where the
+    runs timed the line's round trip; '' with neither."""
     verdict = interval_verdict(row.library_interval, 1.0)
-    if verdict == "n/a":
-        return ""
-    words = {"within": "clearly at or above", "below": "clearly below", "undecided": "undecided"}[verdict]
-    return f" {format_interval(row.library_interval)}, {words}"
+    band = ""
+    if verdict != "n/a":
+        words = {"within": "clearly at or above", "below": "clearly below", "undecided": "undecided"}[verdict]
+        band = f" {format_interval(row.library_interval)}, {words}"
+    if row.line_round_trip_ns is not None:
+        band += f", line {row.line_round_trip_ns:.0f} ns"
+    return band
 
 
 def format_rank(
@@ -318,6 +333,13 @@ def format_rank(
             f"{lib_verdicts.count('within')}, clearly below in {lib_verdicts.count('below')}, undecided (a tie) in "
             f"{lib_verdicts.count('undecided')}"
             + (f", no interval in {lib_verdicts.count('n/a')}" if "n/a" in lib_verdicts else "")
+        )
+    timed = sorted(r.line_round_trip_ns for r in rows if r.line_round_trip_ns is not None)
+    if timed:
+        lines.append(
+            f"line round trip between two CPUs before each run (the median of each configuration's runs): "
+            f"{timed[0]:.0f}-{timed[-1]:.0f} ns, median {statistics.median(timed):.0f} ns, in {len(timed)} of "
+            f"{len(rows)} configurations"
         )
     if ignored:
         lines.append(f"left out of the comparison: {', '.join(ignored)}")

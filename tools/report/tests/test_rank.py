@@ -353,3 +353,34 @@ def test_remeasured_rows_replace_the_sweeps(tmp_path, capsys):
     assert cli.main(["rank", str(first), "--remeasured", str(only_ttas)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--remeasured" in err[0]
+
+
+def test_line_round_trip_is_the_median_of_the_configurations_runs(tmp_path):
+    # The bench times a cache line's round trip before each run; a
+    # configuration measured in a slow phase shows it in the worst list.
+    def timed(mutex, values, trips, lts):
+        rows = _runs(mutex, values, lts=lts)
+        for row, ns in zip(rows, trips):
+            row["line_round_trip_ns"] = ns
+        return rows
+
+    runs = (
+        timed("adaptive", [95, 95, 95], [400, 410, 60], lts=1)
+        + timed("ttas", [100, 100, 100], [405, 395, 420], lts=1)
+        + timed("library", [100, 100, 100], [390, 415, 58], lts=1)
+        # lts=2 ran without the probe (--no-line-probe, or an older file).
+        + _runs("adaptive", [99] * 3, lts=2) + _runs("ttas", [100] * 3, lts=2) + _runs("library", [100] * 3, lts=2)
+    )  # fmt: skip
+    rows = {r.point["lts"]: r for r in rank(load_results([write_runs(tmp_path / "r.csv", runs)]), "adaptive")}
+    assert rows[1].line_round_trip_ns == 400  # the median of nine: 58 60 390 395 400 405 410 415 420
+    assert rows[2].line_round_trip_ns is None
+    text = format_rank(list(rows.values()), "adaptive")
+    assert "line round trip between two CPUs before each run" in text and "400-400 ns" in text
+    assert "in 1 of 2 configurations" in text
+    below = text.split("Worst ratios to library:")[1]
+    assert "lts=1: 0.95, line 400 ns\n" in below
+    assert "lts=2: 0.99\n" in below
+    # Without any probe there is no such line.
+    plain = [r for r in runs if "line_round_trip_ns" not in r]
+    plain_rows = rank(load_results([write_runs(tmp_path / "p.csv", plain)]), "adaptive")
+    assert "line round trip" not in format_rank(plain_rows, "adaptive")
