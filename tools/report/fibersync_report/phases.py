@@ -13,9 +13,18 @@ A cycle is *fast* when both probes are at most ``fast_below`` and *slow* when
 both are at least ``slow_above`` (by default 1.5x and 3x the lowest probe of
 the run; the round trips each row stands on are printed with it, since a
 run made wholly in one phase has only "fast" cycles by that default); the
-others are left out. Per configuration, phase and mutex the table gives the
+others are *mixed*. Per configuration, phase and mutex the table gives the
 median over cycles of the mutex's throughput over the baseline's in the same
 cycle.
+
+The bench also times the round trip before each of its runs
+(``line_round_trip_ns``, docs/bench.md). Where every run of a configuration
+in a cycle has that probe, the configuration's cycle is placed by those
+probes (all at most ``fast_below``: fast; all at least ``slow_above``:
+slow; else left out) instead of by the cycle's two, so that a long cycle
+across a change of phase still counts for the configurations run wholly on
+one side of it. The lowest probe of either kind sets the default
+thresholds.
 """
 
 from __future__ import annotations
@@ -25,7 +34,7 @@ import re
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from .load import POINT_KEYS, LoadError, load_results, point_key
 from .rank import _describe
@@ -51,7 +60,8 @@ class Phases:
     rows: list[PhaseRow]
     fast_below: float
     slow_above: float
-    cycles: dict[str, int]  # cycles per phase ("fast", "slow", "mixed")
+    cycles: dict[str, int]  # cycles per phase ("fast", "slow", "mixed"), by the cycle's own two probes
+    placed: dict[str, int] = field(default_factory=dict)  # configuration-cycles per phase, as placed
 
 
 def read_probes(path: Path) -> dict[int, tuple[float, float]]:
@@ -90,20 +100,6 @@ def split(directory: str | Path, baseline: str, fast_below: float | None = None,
     if not directory.is_dir():
         raise LoadError(f"{directory}: no such directory")
     probes = read_probes(directory / "phases.tsv")
-    lowest = min(min(p) for p in probes.values())
-    fast_below = FAST_FACTOR * lowest if fast_below is None else fast_below
-    slow_above = SLOW_FACTOR * lowest if slow_above is None else slow_above
-    if fast_below >= slow_above:
-        raise LoadError(f"the fast threshold ({fast_below:g} ns) must be below the slow one ({slow_above:g} ns)")
-
-    def phase_of(cycle: int) -> str:
-        before, after = probes[cycle]
-        if max(before, after) <= fast_below:
-            return "fast"
-        if min(before, after) >= slow_above:
-            return "slow"
-        return "mixed"
-
     try:
         files = sorted(f for f in directory.iterdir() if _RUN_FILE.match(f.name))
     except OSError as exc:
@@ -111,8 +107,8 @@ def split(directory: str | Path, baseline: str, fast_below: float | None = None,
     if not files:
         raise LoadError(f"{directory}: no c<cycle>-<k>.csv/.json files")
     results = load_results(files)
-    # (point, phase) -> cycle -> mutex -> throughput
-    table: dict[tuple, dict[int, dict[str, float]]] = {}
+    # (point, cycle) -> the runs of that configuration in that cycle.
+    groups: dict[tuple, list[dict[str, Any]]] = {}
     points: dict[tuple, dict[str, Any]] = {}
     for run in results.runs:
         value = run.get("throughput_per_ms")
@@ -122,12 +118,49 @@ def split(directory: str | Path, baseline: str, fast_below: float | None = None,
         cycle = int(match.group(1))
         if cycle not in probes:
             continue  # a cycle cut short before its second probe
-        phase = phase_of(cycle)
-        if phase == "mixed":
-            continue
         key = point_key(run)
         points.setdefault(key, {k: run.get(k) for k in POINT_KEYS})
-        table.setdefault((key, phase), {}).setdefault(cycle, {})[run["mutex"]] = float(value)
+        groups.setdefault((key, cycle), []).append(run)
+
+    def run_probe(run: dict[str, Any]) -> float | None:
+        ns = run.get("line_round_trip_ns")
+        return float(ns) if isinstance(ns, (int, float)) and 0 < ns < math.inf else None
+
+    # A configuration's cycle stands on the probes the bench took before each
+    # of its runs where every run has one, else on the cycle's two.
+    def group_probes(key: tuple, cycle: int) -> list[float]:
+        own = [run_probe(run) for run in groups[(key, cycle)]]
+        return [ns for ns in own if ns is not None] if all(ns is not None for ns in own) else list(probes[cycle])
+
+    lowest = min(
+        [min(p) for p in probes.values()] + [ns for runs in groups.values() for ns in map(run_probe, runs) if ns]
+    )
+    fast_below = FAST_FACTOR * lowest if fast_below is None else fast_below
+    slow_above = SLOW_FACTOR * lowest if slow_above is None else slow_above
+    if fast_below >= slow_above:
+        raise LoadError(f"the fast threshold ({fast_below:g} ns) must be below the slow one ({slow_above:g} ns)")
+
+    def phase_of(round_trips: Sequence[float]) -> str:
+        if max(round_trips) <= fast_below:
+            return "fast"
+        if min(round_trips) >= slow_above:
+            return "slow"
+        return "mixed"
+
+    # (point, phase) -> cycle -> mutex -> throughput; and the probes each stands on.
+    table: dict[tuple, dict[int, dict[str, float]]] = {}
+    stood_on: dict[tuple, list[float]] = {}
+    placed = {"fast": 0, "slow": 0, "mixed": 0}
+    for (key, cycle), runs in groups.items():
+        round_trips = group_probes(key, cycle)
+        phase = phase_of(round_trips)
+        placed[phase] += 1
+        if phase == "mixed":
+            continue
+        by_mutex = table.setdefault((key, phase), {}).setdefault(cycle, {})
+        for run in runs:
+            by_mutex[run["mutex"]] = float(run["throughput_per_ms"])
+        stood_on[(key, cycle)] = round_trips
     if not any(baseline in by_mutex for cycles in table.values() for by_mutex in cycles.values()):
         raise LoadError(f"the baseline {baseline} ran in no fast or slow cycle")
     rows = []
@@ -140,7 +173,7 @@ def split(directory: str | Path, baseline: str, fast_below: float | None = None,
             if base is None or base <= 0:
                 continue
             base_values.append(base)
-            round_trips.extend(probes[cycle])
+            round_trips.extend(stood_on[(key, cycle)])
             for mutex, value in by_mutex.items():
                 ratios.setdefault(mutex, []).append(value / base)
         if len(ratios) < 2:
@@ -158,8 +191,8 @@ def split(directory: str | Path, baseline: str, fast_below: float | None = None,
     rows.sort(key=lambda r: (_describe(r.point), r.phase))
     counts = {"fast": 0, "slow": 0, "mixed": 0}
     for cycle in probes:
-        counts[phase_of(cycle)] += 1
-    return Phases(rows, fast_below, slow_above, counts)
+        counts[phase_of(probes[cycle])] += 1
+    return Phases(rows, fast_below, slow_above, counts, placed)
 
 
 def format_phases(phases: Phases, baseline: str) -> str:
@@ -167,7 +200,10 @@ def format_phases(phases: Phases, baseline: str) -> str:
     lines = [
         f"Cycles: {phases.cycles['fast']} fast (both probes <= {phases.fast_below:.0f} ns), "
         f"{phases.cycles['slow']} slow (both >= {phases.slow_above:.0f} ns), "
-        f"{phases.cycles['mixed']} left out.",
+        f"{phases.cycles['mixed']} mixed.",
+        f"Configurations' cycles, each placed by the probes before its runs where the bench took them "
+        f"(else by its cycle's): {phases.placed.get('fast', 0)} fast, {phases.placed.get('slow', 0)} slow, "
+        f"{phases.placed.get('mixed', 0)} left out.",
         f"Each cell: the median over cycles of the mutex's throughput / {baseline}'s in the same cycle.",
         "",
         "| configuration | phase | round trip, ns | cycles | " + " | ".join(mutexes) + f" | {baseline} per ms |",

@@ -52,6 +52,34 @@ def test_configurations_are_kept_apart(tmp_path):
     assert rows[("native", 16)].ratios["adaptive"] == pytest.approx(1.2)
 
 
+def test_a_configuration_stands_on_the_probes_before_its_own_runs(tmp_path):
+    # One long cycle, fast at its start and slow at its end: mixed by its own
+    # probes. The bench timed the line before each run, so each configuration
+    # of it is placed by those: k=0 ran in the fast phase, k=1 in the slow
+    # one, k=2 across the change (left out), and k=3, a file without the
+    # bench's probes, falls back to the cycle's (mixed: left out).
+    _probes(tmp_path, [(1, 55, 410), (2, 400, 402)])
+    _cycle(tmp_path, 1, {"adaptive": 100, "ttas": 100}, k=0, lts=1, line_round_trip_ns=56)
+    _cycle(tmp_path, 1, {"adaptive": 30, "ttas": 40}, k=1, lts=2, line_round_trip_ns=405)
+    write_runs(
+        tmp_path / "c1-2.csv",
+        _runs("adaptive", [1], lts=4, line_round_trip_ns=57) + _runs("ttas", [100], lts=4, line_round_trip_ns=399),
+    )
+    _cycle(tmp_path, 1, {"adaptive": 1, "ttas": 100}, k=3, lts=8)
+    _cycle(tmp_path, 2, {"adaptive": 36, "ttas": 40}, k=1, lts=2, line_round_trip_ns=401)
+    phases = split(tmp_path, "ttas")
+    assert phases.cycles == {"fast": 0, "slow": 1, "mixed": 1}  # by the cycles' own probes
+    assert phases.placed == {"fast": 1, "slow": 2, "mixed": 2}
+    rows = {(r.point["lts"], r.phase): r for r in phases.rows}
+    assert set(rows) == {(1, "fast"), (2, "slow")}
+    assert rows[(1, "fast")].ratios["adaptive"] == pytest.approx(1.0)
+    assert rows[(1, "fast")].round_trip_median == pytest.approx(56)
+    assert rows[(2, "slow")].cycles == 2 and rows[(2, "slow")].ratios["adaptive"] == pytest.approx(0.825)
+    assert rows[(2, "slow")].round_trip_median == pytest.approx(403)  # 405 405 401 401
+    # The thresholds start from the lowest probe of either kind.
+    assert phases.fast_below == pytest.approx(1.5 * 55)
+
+
 def test_explicit_thresholds(tmp_path):
     _probes(tmp_path, [(1, 60, 60), (2, 100, 100)])
     _cycle(tmp_path, 1, {"adaptive": 100, "ttas": 100})
