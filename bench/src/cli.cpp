@@ -15,6 +15,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -336,10 +337,12 @@ int run_main(int argc, char** argv) {
     // takes ~57 or ~413 ns on our EPYC VM for tens of seconds at a time, and
     // locks do not gain or lose alike between the two. Taken in the parent,
     // between runs, so that it never competes with a run: 3 samples of
-    // 10 000 round trips, 2-15 ms.
-    // NaN: not taken (--no-line-probe, or fewer than two CPUs).
+    // 10 000 round trips, 2-15 ms, each cut at 10 ms (on a loaded machine
+    // a round trip can take a scheduler slice). NaN: not taken
+    // (--no-line-probe, or fewer than two CPUs).
     const double line_round_trip =
-        no_line_probe ? std::nan("") : median_line_round_trip_ns(3, 10'000).value_or(std::nan(""));
+        no_line_probe ? std::nan("")
+                      : median_line_round_trip_ns(3, 10'000, std::chrono::milliseconds(10)).value_or(std::nan(""));
     child_result r = run_in_child(*reg.find(c.runtime), c, env, timeout_s);
     if (g_interrupted) break;
     if (!r.error.empty()) {

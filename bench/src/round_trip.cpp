@@ -40,11 +40,13 @@ std::vector<int> allowed_cpus() {
   return cpus;
 }
 
-std::optional<double> line_round_trip_ns(int cpu_a, int cpu_b, std::uint64_t round_trips) {
+std::optional<double> line_round_trip_ns(int cpu_a, int cpu_b, std::uint64_t round_trips,
+                                         std::chrono::nanoseconds budget) {
   shared_line line;
   // B's answer: 1 pinned, 2 could not pin. A's go: 1 start, 2 give up.
   std::atomic<int> b_pinned{0};
   std::atomic<int> go{0};
+  std::atomic<bool> out_of_time{false};
   // The calling thread pins itself to cpu_a for the sample and gets its own
   // affinity back afterwards (the bench's parent forks its runs from it).
   cpu_set_t own;
@@ -61,7 +63,10 @@ std::optional<double> line_round_trip_ns(int cpu_a, int cpu_b, std::uint64_t rou
     if (go.load() != 1) return;
     // Odd values are A's, even ones B's; B answers each of A's.
     for (std::uint64_t i = 0; i < round_trips; ++i) {
-      while (line.turn.load(std::memory_order_acquire) != 2 * i + 1) (fibersync::cpu_relax)();
+      while (line.turn.load(std::memory_order_acquire) != 2 * i + 1) {
+        if (out_of_time.load(std::memory_order_relaxed)) return;
+        (fibersync::cpu_relax)();
+      }
       line.turn.store(2 * i + 2, std::memory_order_release);
     }
   });
@@ -72,12 +77,23 @@ std::optional<double> line_round_trip_ns(int cpu_a, int cpu_b, std::uint64_t rou
   if (pinned_a && b_pinned.load() == 1) {
     go.store(1);
     const auto start = std::chrono::steady_clock::now();
-    for (std::uint64_t i = 0; i < round_trips; ++i) {
-      line.turn.store(2 * i + 1, std::memory_order_release);
-      while (line.turn.load(std::memory_order_acquire) != 2 * i + 2) (fibersync::cpu_relax)();
+    const auto deadline = budget.count() > 0 ? start + budget : std::chrono::steady_clock::time_point::max();
+    // Round trips completed; the clock is read once every 256 of them, and
+    // while waiting once every 1024 pauses (a descheduled B).
+    std::uint64_t done = 0;
+    for (std::uint32_t waited = 0; done < round_trips; ++done) {
+      if (done % 256 == 0 && std::chrono::steady_clock::now() >= deadline) break;
+      line.turn.store(2 * done + 1, std::memory_order_release);
+      while (line.turn.load(std::memory_order_acquire) != 2 * done + 2) {
+        if (++waited % 1024 == 0 && std::chrono::steady_clock::now() >= deadline) break;
+        (fibersync::cpu_relax)();
+      }
+      if (line.turn.load(std::memory_order_acquire) != 2 * done + 2) break;  // out of time, waiting
     }
+    out_of_time.store(true, std::memory_order_relaxed);
     const std::chrono::duration<double, std::nano> took = std::chrono::steady_clock::now() - start;
-    result = took.count() / static_cast<double>(round_trips);
+    // Out of time before the first came back: the round trip is at least that long.
+    result = took.count() / static_cast<double>(std::max<std::uint64_t>(done, 1));
   } else {
     go.store(2);
   }
@@ -86,13 +102,14 @@ std::optional<double> line_round_trip_ns(int cpu_a, int cpu_b, std::uint64_t rou
   return result;
 }
 
-std::optional<double> median_line_round_trip_ns(unsigned samples, std::uint64_t round_trips) {
+std::optional<double> median_line_round_trip_ns(unsigned samples, std::uint64_t round_trips,
+                                                std::chrono::nanoseconds budget) {
   const std::vector<int> cpus = allowed_cpus();
   if (cpus.size() < 2 || samples == 0) return std::nullopt;
   std::vector<double> ns;
   try {
     for (unsigned i = 0; i < samples; ++i) {
-      const auto rt = line_round_trip_ns(cpus[0], cpus[1], round_trips);
+      const auto rt = line_round_trip_ns(cpus[0], cpus[1], round_trips, budget);
       if (!rt) return std::nullopt;
       ns.push_back(*rt);
     }

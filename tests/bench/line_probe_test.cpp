@@ -8,6 +8,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <chrono>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -89,6 +90,19 @@ TEST(line_probe, the_caller_gets_its_affinity_back) {
   ASSERT_EQ(pthread_getaffinity_np(pthread_self(), sizeof after, &after), 0);
   EXPECT_TRUE(CPU_EQUAL(&before, &after)) << "the probe left the caller pinned";
   EXPECT_GE(CPU_COUNT(&after), 2);
+}
+
+TEST(line_probe, a_budget_ends_a_sample_early) {
+  if (allowed_cpu_count() < 2) GTEST_SKIP() << "needs two CPUs";
+  const auto cpus = fibersync::bench::allowed_cpus();
+  // A billion round trips take a minute or more; 20 ms of them, a plausible mean.
+  const auto start = std::chrono::steady_clock::now();
+  const auto ns = fibersync::bench::line_round_trip_ns(cpus[0], cpus[1], 1'000'000'000, std::chrono::milliseconds(20));
+  const auto took = std::chrono::steady_clock::now() - start;
+  ASSERT_TRUE(ns.has_value());
+  EXPECT_GT(*ns, 1.0);
+  EXPECT_LT(*ns, 2e7);  // at most the budget: not even one round trip may have come back
+  EXPECT_LT(took, std::chrono::seconds(10));
 }
 
 // The CSV cell of `column` in each data line.

@@ -7,6 +7,7 @@
 // of seconds at a time (docs/ADAPTIVE.md, finding 34).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -20,12 +21,17 @@ std::vector<int> allowed_cpus();
 // between a thread pinned to cpu_a and one pinned to cpu_b (each waits with
 // a pause for the other's increment); the mean round trip in ns, or nullopt
 // if a thread could not be pinned. The clock starts once both run pinned.
-// Throws std::system_error if a thread cannot be started.
-std::optional<double> line_round_trip_ns(int cpu_a, int cpu_b, std::uint64_t round_trips);
+// A positive `budget` ends the sample early, with the mean over the round
+// trips done by then: on a loaded machine a pinned thread may wait a
+// scheduler slice for the other to run, and the sample would otherwise take
+// round_trips slices. Throws std::system_error if a thread cannot be started.
+std::optional<double> line_round_trip_ns(int cpu_a, int cpu_b, std::uint64_t round_trips,
+                                         std::chrono::nanoseconds budget = std::chrono::nanoseconds{0});
 
 // The median of `samples` samples between the first two CPUs this process
 // may run on; nullopt with fewer than two, or where a thread cannot be
 // pinned or started. What the bench records before each run.
-std::optional<double> median_line_round_trip_ns(unsigned samples, std::uint64_t round_trips);
+std::optional<double> median_line_round_trip_ns(unsigned samples, std::uint64_t round_trips,
+                                                std::chrono::nanoseconds budget = std::chrono::nanoseconds{0});
 
 }  // namespace fibersync::bench
