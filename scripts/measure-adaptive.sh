@@ -12,7 +12,9 @@
 # About 40 minutes on 2 cores for the sweep (5 repetitions; REPS=3 takes ~21
 # but leaves the rank without its resampled interval) and 20 for the
 # recheck; run it on an idle machine.
-# BENCH=path selects another build (e.g. one with Argobots).
+# BENCH=path selects another build (e.g. one with Argobots); RUNTIMES=a,b
+# only those runtimes (default: every runtime of the build), e.g. after a
+# change that only the runtimes whose idle carriers do not steal compile.
 #   bash scripts/measure-adaptive.sh [OUTDIR] [extra fibersync-bench flags]
 #   e.g. bash scripts/measure-adaptive.sh results/adaptive-2node --topology 2x1 --pinning compact
 set -euo pipefail
@@ -23,7 +25,7 @@ shift || true
 bench=${BENCH:-build/release/bench/fibersync-bench}
 [ -x "$bench" ] || { echo "measure-adaptive: build first (bash scripts/main.sh)" >&2; exit 2; }
 mkdir -p "$out"
-runtimes=$("$bench" --list | sed -n '/^runtimes/,/^presets/s/^  \([a-z_]*\): .*/\1/p' | paste -sd, -)
+runtimes=${RUNTIMES:-$("$bench" --list | sed -n '/^runtimes/,/^presets/s/^  \([a-z_]*\): .*/\1/p' | paste -sd, -)}
 lts=1,2,4,8,16,32,64
 common=(--runtime "$runtimes" --mutex all --reps "${REPS:-5}" --duration-ms "${DURATION_MS:-100}")
 # A run that fails (e.g. one past the harness' timeout) is left out of its

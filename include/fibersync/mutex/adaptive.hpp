@@ -23,7 +23,11 @@
 //   is already awake: the woken one (WOKEN), or, on a cooperative runtime
 //   whose idle carriers steal, a competing one while the last woken waiter
 //   lost to one (Go's spinners); a woken waiter that loses re-parks at the
-//   front. After `barge_limit` acquisitions made while others waited,
+//   front. Where idle carriers do not steal, it wakes instead, out of turn,
+//   one of the next 8 waiters whose carrier has no awake waiter left, while
+//   the oldest one's carrier has one (or is the holder's) and no hand-off is
+//   due; that acquisition counts as passing the queue, and that waiter
+//   re-parks at the back. After `barge_limit` acquisitions made while others waited,
 //   unlock() hands the lock to the woken (or oldest parked) waiter if it has
 //   run and lost the word since its wake (Go's rule); one that has not run
 //   may be a ready-queue round away, so unlock() frees the word and yields
@@ -349,6 +353,7 @@ class adaptive_mutex {
     handover_flag<R> flag;    // granted by unlock(): woken, or handed the lock
     bool handed_lock = false;  // written before the grant: the lock is ours
     bool lost = false;         // re-parked after a wake (it lost once); under guard_
+    bool out_of_turn = false;  // woken ahead of the oldest (unlink_waiter_of_idle_carrier()): not a turn
     std::int64_t granted_at = 0;  // clock_ns() at the grant, if this wake-up is timed
     word_type place = 0;       // own_place() when it parked: noted in the word if handed the lock
     node* next = nullptr;      // queue link, under guard_
@@ -661,22 +666,25 @@ class adaptive_mutex {
           // acquire: pairs with the release that set RESERVED.
           word_.fetch_add(own_place() - (reserved | woken | (lost ? woken_lost : 0)), std::memory_order_acquire);
           awake_.stand_up(seat);
-          return acquired(self, /*after_waiting_our_turn=*/true);
+          if (self->out_of_turn) note_barge();  // it passed the queue's head
+          return acquired(self, /*after_waiting_our_turn=*/!self->out_of_turn);
         }
         if ((seen & locked) == 0) {
           const word_type want =
               (seen | locked | own_place()) - (was_woken ? woken + (lost ? woken_lost : 0) : competing_one);
           if (word_.compare_exchange_weak(seen, want, std::memory_order_acquire, std::memory_order_relaxed)) {
-            // A woken waiter that wins ends the run of barges past the queue;
-            // anyone else who wins while others wait is one more.
-            if (!was_woken && (want & ~place_mask) != locked) note_barge();
+            // A waiter woken in its turn that wins ends the run of barges
+            // past the queue; anyone else who wins while others wait (one
+            // woken out of turn too) is one more.
+            const bool in_turn = was_woken && !self->out_of_turn;
+            if (!in_turn && (want & ~place_mask) != locked) note_barge();
             if constexpr (skips_wasted_wake_ups) {
               if (was_woken && last_woken_lost_.load(std::memory_order_relaxed)) {
                 last_woken_lost_.store(false, std::memory_order_relaxed);
               }
             }
             awake_.stand_up(seat);
-            return acquired(self, was_woken);
+            return acquired(self, in_turn);
           }
           continue;  // the word moved: look again before paying for a failure
         }
@@ -729,7 +737,7 @@ class adaptive_mutex {
         word_.fetch_sub(woken_lost, std::memory_order_relaxed);
         lost = false;
       }
-      if (!park(self, /*at_front=*/was_woken)) {
+      if (!park(self, was_woken)) {
         was_woken = false;  // counted as competing again: the word was free
         continue;
       }
@@ -792,15 +800,19 @@ class adaptive_mutex {
     if (self != nullptr) pool::release(self);
   }
 
-  // Moves self from competing (or woken, at_front) to parked and waits for
-  // unlock() to wake it. Returns false without waiting if the word was free
-  // by then: self is counted as competing again. A woken waiter re-parks at
-  // the front, so it keeps its turn; if the word was reserved for it
-  // meanwhile, it takes the lock instead (handed_lock).
-  bool park(node* self, bool at_front) {
+  // Moves self from competing (or woken) to parked and waits for unlock()
+  // to wake it. Returns false without waiting if the word was free by then:
+  // self is counted as competing again. A waiter woken in its turn re-parks
+  // at the front, so it keeps its turn; one woken out of turn
+  // (unlink_waiter_of_idle_carrier()) had no turn to keep and re-parks at
+  // the back. If the word was reserved for a woken waiter meanwhile, it
+  // takes the lock instead (handed_lock).
+  bool park(node* self, bool was_woken) {
+    const bool at_front = was_woken && !self->out_of_turn;
     self->flag.reset();
     self->handed_lock = false;
     self->lost = at_front;
+    self->out_of_turn = false;
     self->next = nullptr;
     self->granted_at = 0;
     self->place = own_place();
@@ -810,9 +822,9 @@ class adaptive_mutex {
     // still locked: if not, no unlock() is coming to wake us. For a woken
     // waiter, also whether unlock() reserved the word for it meanwhile
     // (acquire: pairs with the release that set RESERVED).
-    const word_type delta = parked_one - (at_front ? woken : competing_one);
+    const word_type delta = parked_one - (was_woken ? woken : competing_one);
     const word_type before = word_.fetch_add(delta, std::memory_order_acq_rel);
-    if (at_front && (before & reserved) != 0) {
+    if (was_woken && (before & reserved) != 0) {
       // The word is ours (LOCKED stayed set, no place noted): take back the
       // parked count and the reservation, and note our place.
       word_.fetch_add(own_place() - (parked_one + reserved), std::memory_order_relaxed);
@@ -825,8 +837,10 @@ class adaptive_mutex {
       guard_unlock();
       return false;
     }
+    if constexpr (skips_wasted_wake_ups) {
+      if (was_woken) last_woken_lost_.store(true, std::memory_order_relaxed);
+    }
     if (at_front) {
-      if constexpr (skips_wasted_wake_ups) last_woken_lost_.store(true, std::memory_order_relaxed);
       self->next = head_;
       head_ = self;
       if (tail_ == nullptr) tail_ = self;
@@ -917,9 +931,18 @@ class adaptive_mutex {
     // a waiter that parks now queues (the word is locked). The count is one
     // more than the queue's length from the pop below to the RMW after it;
     // only a holder relies on it, and we hold the lock.
-    head_ = n->next;
-    if (head_ == nullptr) tail_ = nullptr;
+    node* ahead_of_turn = nullptr;
+    if constexpr (!idle_carriers_steal_v<R>) {
+      if (!due) ahead_of_turn = unlink_waiter_of_idle_carrier(n);
+    }
+    if (ahead_of_turn != nullptr) {
+      n = ahead_of_turn;
+    } else {
+      head_ = n->next;
+      if (head_ == nullptr) tail_ = nullptr;
+    }
     guard_unlock();
+    n->out_of_turn = ahead_of_turn != nullptr;  // read by n after the grant
     const bool hand_to_n = due && (overdue || n->lost);
     n->granted_at = start_wake_up();
     if (hand_to_n) {
@@ -937,6 +960,52 @@ class adaptive_mutex {
     }
     n->flag.grant();
     if (yield_due && !hand_to_n) R::yield();  // n may be in our carrier's ready queue
+  }
+
+  // Where idle carriers do not steal (Boost.Fiber, Argobots), a woken
+  // waiter runs only on the carrier it parked on, and a carrier whose
+  // waiters are all parked idles, however much work the others have. The
+  // last awake waiter of a carrier keeps it from that while it waits
+  // (awake_counts), but once it takes the lock its carrier may have only
+  // parked LTs left, and the oldest parked waiter, whom unlock() wakes,
+  // may belong to a carrier that is busy anyway. So while the oldest
+  // waiter's carrier has an awake waiter (or is the holder's, which runs
+  // on), unlock() wakes instead the first of the next idle_carrier_lookahead
+  // waiters whose carrier has none and is neither of those two. Paper-coop
+  // on Argobots at 64 LTs, where waking the oldest left carriers idle 3%
+  // of the time, ran at 0.94-1.00 of ABT_mutex that way and at 0.995-1.02
+  // this way, in both of the machine's phases (docs/ADAPTIVE.md, finding
+  // 37). Never while a hand-off is due: the oldest waiter's turn comes as
+  // before, since the waiter woken ahead of it counts as passing it (its
+  // acquisition is a barge, and a loss re-parks it at the back). Under
+  // guard_, the lock held; `head` is the oldest parked waiter. The places
+  // are carrier + 1 modulo 255 (own_place()), and the counts share slots
+  // modulo 32: beyond that many carriers the choice is a guess, never a
+  // wrong turn. Returns the waiter, out of the queue, or nullptr.
+  static constexpr unsigned idle_carrier_lookahead = 8;
+  node* unlink_waiter_of_idle_carrier(node* head) noexcept {
+    if constexpr (idle_carriers_steal_v<R>) {
+      return nullptr;
+    } else {
+      const auto seat_of = [](word_type place) {
+        return static_cast<carrier_seat>(place / place_one - 1) % awake_counts::carrier_slots;
+      };
+      if (head->place == 0) return nullptr;
+      const carrier_seat ours = R::carrier() % awake_counts::carrier_slots;
+      const carrier_seat heads = seat_of(head->place);
+      if (heads != ours && awake_.count(heads).load(std::memory_order_relaxed) == 0) return nullptr;
+      node* before = head;
+      unsigned looked = 0;
+      for (node* m = head->next; m != nullptr && looked < idle_carrier_lookahead; before = m, m = m->next, ++looked) {
+        if (m->place == 0) continue;
+        const carrier_seat seat = seat_of(m->place);
+        if (seat == heads || seat == ours || awake_.count(seat).load(std::memory_order_relaxed) != 0) continue;
+        before->next = m->next;
+        if (tail_ == m) tail_ = before;
+        return m;
+      }
+      return nullptr;
+    }
   }
 
   // On a cooperative runtime whose idle carriers steal (our scheduler) a
