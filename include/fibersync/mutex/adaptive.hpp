@@ -24,20 +24,21 @@
 //   whose idle carriers steal, a competing one while the last woken waiter
 //   lost to one (Go's spinners); a woken waiter that loses re-parks at the
 //   front. Where idle carriers do not steal, it wakes instead, out of turn,
-//   one of the next 8 waiters whose carrier has no awake waiter left, while
-//   the oldest one's carrier has one (or is the holder's) and no hand-off is
-//   due; that acquisition counts as passing the queue, and that waiter
-//   re-parks at the back. After `barge_limit` acquisitions made while others waited,
-//   unlock() hands the lock to the woken (or oldest parked) waiter if it has
-//   run and lost the word since its wake (Go's rule); one that has not run
-//   may be a ready-queue round away, so unlock() frees the word and yields
-//   instead, once every barge_limit such acquisitions, and hands the lock to
-//   it whatever it did only after barge_limit x patience_factor (1024). The
-//   yield matters: on a cooperative runtime an LT that re-locks without ever
-//   waiting must yield, or the waiters behind it in its carrier's ready
-//   queue never run (docs/ADAPTIVE.md, "Liveness"). While a hand-off is due,
-//   unlock() wakes (or hands the lock to) the oldest parked waiter even
-//   while others compete.
+//   the first of the next 8 waiters whose carrier has no awake waiter
+//   left, while the oldest one's carrier has one (or is the holder's) and
+//   no hand-off is due; that acquisition counts as passing the queue, and
+//   that waiter re-parks at the back. After `barge_limit` acquisitions
+//   made while others waited, unlock() hands the lock to the woken (or
+//   oldest parked) waiter if it has run and lost the word since its wake
+//   (Go's rule); one that has not run may be a ready-queue round away, so
+//   unlock() frees the word and yields instead, once every barge_limit such
+//   acquisitions, and hands the lock to it whatever it did only after
+//   barge_limit x patience_factor (1024). The yield matters: on a
+//   cooperative runtime an LT that re-locks without ever waiting must
+//   yield, or the waiters behind it in its carrier's ready queue never run
+//   (docs/ADAPTIVE.md, "Liveness"). While a hand-off is due, unlock() wakes
+//   (or hands the lock to) the oldest parked waiter even while others
+//   compete.
 // Paper: ours, from measurements (docs/ADAPTIVE.md). Ingredients: TTAS; Go's
 //   sync.Mutex (woken flag, front re-queue, hand-off to a waiter that lost);
 //   the futex mutex's waiter count in the word (Drepper); qspinlock's one
@@ -50,7 +51,12 @@
 //   can take that long: docs/ADAPTIVE.md, finding 19); before parking it
 //   competes like TTAS (where idle carriers steal, for at most 256 failed
 //   checks); behind a fast hold it waits uncounted until that hold ends,
-//   and the holds try_lock() begins meanwhile count as passing it.
+//   and the holds try_lock() begins meanwhile count as passing it. Where
+//   idle carriers do not steal, a waiter woken out of turn for an idle
+//   carrier counts as passing the queue too, but may take a due hand-off
+//   before the oldest is woken: there a turn can last about twice as long,
+//   (parked ahead + 1) x (2 x barge_limit + 2); and a waiter woken out of
+//   turn that loses re-parks at the back, its bound counted from there.
 // Waits: lock() on the word (an unannounced spin of 2 x max_backoff
 //   pauses and at least 400 ns, unless beside the holder; then, behind a
 //   fast hold, spin -> yield until it ends, never suspending; then spin ->
@@ -741,7 +747,12 @@ class adaptive_mutex {
         was_woken = false;  // counted as competing again: the word was free
         continue;
       }
-      if (self->handed_lock) return acquired(self, true);  // LOCKED stayed set for us
+      if (self->handed_lock) {
+        // LOCKED stayed set for us: handed in our turn, or, woken out of
+        // turn, the word was reserved for us in park() (a pass of the queue).
+        if (self->out_of_turn) note_barge();
+        return acquired(self, /*after_waiting_our_turn=*/!self->out_of_turn);
+      }
       was_woken = true;
     }
   }
@@ -808,11 +819,14 @@ class adaptive_mutex {
   // the back. If the word was reserved for a woken waiter meanwhile, it
   // takes the lock instead (handed_lock).
   bool park(node* self, bool was_woken) {
+    // out_of_turn is left as it is: unlock_slow() writes it before every
+    // grant, and it is read only after one. Cleared here, it would make a
+    // woken-out-of-turn waiter that finds the word reserved below take it
+    // as its turn, and restart the oldest waiter's count of barges.
     const bool at_front = was_woken && !self->out_of_turn;
     self->flag.reset();
     self->handed_lock = false;
     self->lost = at_front;
-    self->out_of_turn = false;
     self->next = nullptr;
     self->granted_at = 0;
     self->place = own_place();
@@ -892,7 +906,9 @@ class adaptive_mutex {
     for (;;) {
       if (due && (w & woken) != 0 && woken_ran(w)) {
         // The woken waiter has waited longest (it left the front of the
-        // queue): keep the word locked for it. Every other LT must now wait,
+        // queue; or, where idle carriers do not steal, it was woken out of
+        // turn for an idle carrier, and takes this as a pass of the queue):
+        // keep the word locked for it. Every other LT must now wait,
         // and waiting yields, so it gets to run if it is not running. If it
         // is re-parking meanwhile, park() finds the reservation.
         // release: pairs with the woken waiter's acquire.
@@ -962,26 +978,29 @@ class adaptive_mutex {
     if (yield_due && !hand_to_n) R::yield();  // n may be in our carrier's ready queue
   }
 
-  // Where idle carriers do not steal (Boost.Fiber, Argobots), a woken
-  // waiter runs only on the carrier it parked on, and a carrier whose
-  // waiters are all parked idles, however much work the others have. The
-  // last awake waiter of a carrier keeps it from that while it waits
-  // (awake_counts), but once it takes the lock its carrier may have only
-  // parked LTs left, and the oldest parked waiter, whom unlock() wakes,
-  // may belong to a carrier that is busy anyway. So while the oldest
+  // Where idle carriers do not steal (Argobots; Boost.Fiber, whose idle
+  // carriers sleep), a woken waiter runs on the carrier it parked on, and a
+  // carrier whose waiters are all parked idles, however much work the
+  // others have. The last awake waiter of a carrier keeps it from that
+  // while it waits (awake_counts), but once it takes the lock its carrier
+  // may have only parked LTs left, and the oldest parked waiter, whom
+  // unlock() wakes, may belong to a carrier that is busy anyway. So while the oldest
   // waiter's carrier has an awake waiter (or is the holder's, which runs
   // on), unlock() wakes instead the first of the next idle_carrier_lookahead
   // waiters whose carrier has none and is neither of those two. Paper-coop
   // on Argobots at 64 LTs, where waking the oldest left carriers idle 3%
   // of the time, ran at 0.94-1.00 of ABT_mutex that way and at 0.995-1.02
   // this way, in both of the machine's phases (docs/ADAPTIVE.md, finding
-  // 37). Never while a hand-off is due: the oldest waiter's turn comes as
-  // before, since the waiter woken ahead of it counts as passing it (its
-  // acquisition is a barge, and a loss re-parks it at the back). Under
-  // guard_, the lock held; `head` is the oldest parked waiter. The places
-  // are carrier + 1 modulo 255 (own_place()), and the counts share slots
-  // modulo 32: beyond that many carriers the choice is a guess, never a
-  // wrong turn. Returns the waiter, out of the queue, or nullptr.
+  // 37). Never while a hand-off is due. The waiter woken ahead of the
+  // oldest counts as passing it (its acquisition is a barge, and a loss
+  // re-parks it at the back), but while it holds WOKEN the oldest cannot be
+  // woken, and a hand-off that comes due meanwhile may reserve the word
+  // for it first: a turn of the oldest can last about twice barge_limit
+  // ("Fairness" at the top). Under guard_, the lock held; `head` is the
+  // oldest parked waiter. The places are the carrier modulo 255, plus 1
+  // (own_place()), and the counts share slots modulo 32: beyond that many
+  // carriers the choice is a guess, never a wrong turn. Returns the waiter,
+  // out of the queue, or nullptr.
   static constexpr unsigned idle_carrier_lookahead = 8;
   node* unlink_waiter_of_idle_carrier(node* head) noexcept {
     if constexpr (idle_carriers_steal_v<R>) {
@@ -990,7 +1009,8 @@ class adaptive_mutex {
       const auto seat_of = [](word_type place) {
         return static_cast<carrier_seat>(place / place_one - 1) % awake_counts::carrier_slots;
       };
-      if (head->place == 0) return nullptr;
+      // Time-sliced LTs note CPUs as places, not the carriers the counts use.
+      if (preemptive_v<R> || head->place == 0) return nullptr;
       const carrier_seat ours = R::carrier() % awake_counts::carrier_slots;
       const carrier_seat heads = seat_of(head->place);
       if (heads != ours && awake_.count(heads).load(std::memory_order_relaxed) == 0) return nullptr;
