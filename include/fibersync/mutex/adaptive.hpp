@@ -947,10 +947,7 @@ class adaptive_mutex {
     // a waiter that parks now queues (the word is locked). The count is one
     // more than the queue's length from the pop below to the RMW after it;
     // only a holder relies on it, and we hold the lock.
-    node* ahead_of_turn = nullptr;
-    if constexpr (!idle_carriers_steal_v<R>) {
-      if (!due) ahead_of_turn = unlink_waiter_of_idle_carrier(n);
-    }
+    node* const ahead_of_turn = due ? nullptr : unlink_waiter_of_idle_carrier(n);
     if (ahead_of_turn != nullptr) {
       n = ahead_of_turn;
     } else {
@@ -1003,14 +1000,15 @@ class adaptive_mutex {
   // out of the queue, or nullptr.
   static constexpr unsigned idle_carrier_lookahead = 8;
   node* unlink_waiter_of_idle_carrier(node* head) noexcept {
-    if constexpr (idle_carriers_steal_v<R>) {
+    // Not where idle carriers steal (nothing idles), nor where LTs are
+    // time-sliced (their places are CPUs, not the carriers the counts use).
+    if constexpr (idle_carriers_steal_v<R> || preemptive_v<R>) {
       return nullptr;
     } else {
       const auto seat_of = [](word_type place) {
         return static_cast<carrier_seat>(place / place_one - 1) % awake_counts::carrier_slots;
       };
-      // Time-sliced LTs note CPUs as places, not the carriers the counts use.
-      if (preemptive_v<R> || head->place == 0) return nullptr;
+      if (head->place == 0) return nullptr;
       const carrier_seat ours = R::carrier() % awake_counts::carrier_slots;
       const carrier_seat heads = seat_of(head->place);
       if (heads != ours && awake_.count(heads).load(std::memory_order_relaxed) == 0) return nullptr;
