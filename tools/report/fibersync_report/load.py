@@ -56,6 +56,13 @@ def point_key(run: dict) -> tuple:
     return tuple(run.get(k) for k in POINT_KEYS)
 
 
+def line_round_trip(run: dict) -> float | None:
+    """The cache-line round trip (ns) the bench timed before the run, or None
+    where it took none (``--no-line-probe``, one CPU, an older file)."""
+    ns = run.get("line_round_trip_ns")
+    return float(ns) if isinstance(ns, (int, float)) and 0 < ns < math.inf else None
+
+
 #: Columns of the C++ harness that hold text; every other column is numeric.
 TEXT_COLUMNS: frozenset[str] = frozenset(
     {"scenario", "runtime", "mutex", "pinning", "topology", "arch", "distribution"}

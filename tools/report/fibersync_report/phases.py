@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from .load import POINT_KEYS, LoadError, load_results, point_key
+from .load import POINT_KEYS, LoadError, line_round_trip, load_results, point_key
 from .rank import _describe
 
 #: Default thresholds, as multiples of the lowest probe of the run.
@@ -122,18 +122,14 @@ def split(directory: str | Path, baseline: str, fast_below: float | None = None,
         points.setdefault(key, {k: run.get(k) for k in POINT_KEYS})
         groups.setdefault((key, cycle), []).append(run)
 
-    def run_probe(run: dict[str, Any]) -> float | None:
-        ns = run.get("line_round_trip_ns")
-        return float(ns) if isinstance(ns, (int, float)) and 0 < ns < math.inf else None
-
     # A configuration's cycle stands on the probes the bench took before each
     # of its runs where every run has one, else on the cycle's two.
     def group_probes(key: tuple, cycle: int) -> list[float]:
-        own = [run_probe(run) for run in groups[(key, cycle)]]
+        own = [line_round_trip(run) for run in groups[(key, cycle)]]
         return [ns for ns in own if ns is not None] if all(ns is not None for ns in own) else list(probes[cycle])
 
     lowest = min(
-        [min(p) for p in probes.values()] + [ns for runs in groups.values() for ns in map(run_probe, runs) if ns]
+        [min(p) for p in probes.values()] + [ns for runs in groups.values() for ns in map(line_round_trip, runs) if ns]
     )
     fast_below = FAST_FACTOR * lowest if fast_below is None else fast_below
     slow_above = SLOW_FACTOR * lowest if slow_above is None else slow_above

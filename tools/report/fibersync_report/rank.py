@@ -74,7 +74,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .load import BASELINE_MUTEX, POINT_KEYS, Results, point_key
+from .load import BASELINE_MUTEX, POINT_KEYS, Results, line_round_trip, point_key
 
 
 @dataclass
@@ -118,9 +118,9 @@ def rank(results: Results, subject: str, ignore: Sequence[str] = ()) -> list[Ran
         key = point_key(run)
         points.setdefault(key, {k: run.get(k) for k in POINT_KEYS})
         samples.setdefault(key, {}).setdefault(run["mutex"], []).append((run.get("repetition"), float(value)))
-        round_trip = run.get("line_round_trip_ns")
-        if isinstance(round_trip, (int, float)) and math.isfinite(round_trip):
-            round_trips.setdefault(key, []).append(float(round_trip))
+        round_trip = line_round_trip(run)
+        if round_trip is not None:
+            round_trips.setdefault(key, []).append(round_trip)
     rows = []
     for key, by_mutex in samples.items():
         if subject not in by_mutex:
