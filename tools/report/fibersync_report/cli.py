@@ -338,13 +338,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--fast-below",
         type=_positive_float,
         metavar="NS",
-        help="a cycle is fast when both its probes are at most NS (default: 1.5x the lowest probe)",
+        help="a cycle is fast when both its probes are at most NS (default: the lower side of the widest "
+        "gap between two phases of the probes, else 1.5x the lowest probe)",
     )
     p.add_argument(
         "--slow-above",
         type=_positive_float,
         metavar="NS",
-        help="a cycle is slow when both its probes are at least NS (default: 3x the lowest probe)",
+        help="a cycle is slow when both its probes are at least NS (default: the upper side of that gap, "
+        "else 3x the lowest probe)",
     )
     p.set_defaults(func=_cmd_phases)
 

@@ -10,12 +10,17 @@ docs/ADAPTIVE.md finding 34) a lock can be ahead in one phase and behind in
 the other, and a sweep only sees the mixture its runs fell into.
 
 A cycle is *fast* when both probes are at most ``fast_below`` and *slow* when
-both are at least ``slow_above`` (by default 1.5x and 3x the lowest probe of
-the run; the round trips each row stands on are printed with it, since a
-run made wholly in one phase has only "fast" cycles by that default); the
-others are *mixed*. Per configuration, phase and mutex the table gives the
-median over cycles of the mutex's throughput over the baseline's in the same
-cycle.
+both are at least ``slow_above``; the others are *mixed*. By default the
+thresholds are the two sides of the widest gap between the run's probes
+(sorted, as a ratio of neighbours) if it is a gap between two phases: at
+least twice as wide, and its upper side at least 3x the lowest probe. The
+fast phase can spread over a ratio of two by itself (44-80 ns in one hour of
+our EPYC VM, around two modes, with the slow one at 320-400), which fixed
+multiples of the lowest probe cut in half. Without such a gap the defaults
+are 1.5x and 3x the lowest probe, so a run made wholly in one phase has only
+"fast" cycles (the round trips each row stands on are printed with it).
+Per configuration, phase and mutex the table gives the median over cycles
+of the mutex's throughput over the baseline's in the same cycle.
 
 The bench also times the round trip before each of its runs
 (``line_round_trip_ns``, docs/bench.md). Where every run of a configuration
@@ -23,8 +28,7 @@ in a cycle has that probe, the configuration's cycle is placed by those
 probes (all at most ``fast_below``: fast; all at least ``slow_above``:
 slow; else left out) instead of by the cycle's two, so that a long cycle
 across a change of phase still counts for the configurations run wholly on
-one side of it. The lowest probe of either kind sets the default
-thresholds.
+one side of it. The probes of either kind set the default thresholds.
 """
 
 from __future__ import annotations
@@ -39,9 +43,14 @@ from typing import Any, Sequence
 from .load import POINT_KEYS, LoadError, line_round_trip, load_results, point_key
 from .rank import _describe
 
-#: Default thresholds, as multiples of the lowest probe of the run.
+#: Default thresholds, as multiples of the lowest probe of the run, where
+#: the probes show no gap between two phases.
 FAST_FACTOR = 1.5
 SLOW_FACTOR = 3.0
+#: A gap between neighbouring probes (sorted) separates two phases if its
+#: upper side is at least PHASE_GAP times its lower side and SLOW_FACTOR
+#: times the lowest probe.
+PHASE_GAP = 2.0
 _RUN_FILE = re.compile(r"^c(\d+)-(\d+)\.(csv|json)$")
 
 
@@ -62,6 +71,19 @@ class Phases:
     slow_above: float
     cycles: dict[str, int]  # cycles per phase ("fast", "slow", "mixed"), by the cycle's own two probes
     placed: dict[str, int] = field(default_factory=dict)  # configuration-cycles per phase, as placed
+
+
+def default_thresholds(round_trips: Sequence[float]) -> tuple[float, float]:
+    """(fast_below, slow_above) for these probes: the sides of the widest gap
+    between two phases, else FAST_FACTOR and SLOW_FACTOR x the lowest."""
+    ordered = sorted(round_trips)
+    lowest = ordered[0]
+    widest = max(range(1, len(ordered)), key=lambda i: ordered[i] / ordered[i - 1], default=None)
+    if widest is not None:
+        below, above = ordered[widest - 1], ordered[widest]
+        if above >= PHASE_GAP * below and above >= SLOW_FACTOR * lowest:
+            return below, above
+    return FAST_FACTOR * lowest, SLOW_FACTOR * lowest
 
 
 def read_probes(path: Path) -> dict[int, tuple[float, float]]:
@@ -128,11 +150,11 @@ def split(directory: str | Path, baseline: str, fast_below: float | None = None,
         own = [line_round_trip(run) for run in groups[(key, cycle)]]
         return [ns for ns in own if ns is not None] if all(ns is not None for ns in own) else list(probes[cycle])
 
-    lowest = min(
-        [min(p) for p in probes.values()] + [ns for runs in groups.values() for ns in map(line_round_trip, runs) if ns]
+    default_fast, default_slow = default_thresholds(
+        [ns for p in probes.values() for ns in p] + [ns for runs in groups.values() for ns in map(line_round_trip, runs) if ns]
     )
-    fast_below = FAST_FACTOR * lowest if fast_below is None else fast_below
-    slow_above = SLOW_FACTOR * lowest if slow_above is None else slow_above
+    fast_below = default_fast if fast_below is None else fast_below
+    slow_above = default_slow if slow_above is None else slow_above
     if fast_below >= slow_above:
         raise LoadError(f"the fast threshold ({fast_below:g} ns) must be below the slow one ({slow_above:g} ns)")
 

@@ -6,7 +6,7 @@ import pytest
 
 from fibersync_report import cli
 from fibersync_report.load import LoadError
-from fibersync_report.phases import read_probes, split
+from fibersync_report.phases import default_thresholds, read_probes, split
 from support import harness_runs as _runs
 from support import write_runs
 
@@ -33,7 +33,8 @@ def test_cycles_split_by_their_probes_and_ratios_are_paired_within_a_cycle(tmp_p
     _cycle(tmp_path, 3, {"adaptive": 1, "ttas": 100})
     phases = split(tmp_path, "ttas")
     assert phases.cycles == {"fast": 2, "slow": 2, "mixed": 1}
-    assert phases.fast_below == pytest.approx(1.5 * 55) and phases.slow_above == pytest.approx(3 * 55)
+    # The widest gap between the probes, 62 -> 390 ns, divides the phases.
+    assert phases.fast_below == pytest.approx(62) and phases.slow_above == pytest.approx(390)
     rows = {r.phase: r for r in phases.rows}
     assert rows["fast"].cycles == 2 and rows["fast"].ratios["adaptive"] == pytest.approx(1.05)
     assert rows["slow"].ratios["adaptive"] == pytest.approx(0.85)
@@ -76,8 +77,38 @@ def test_a_configuration_stands_on_the_probes_before_its_own_runs(tmp_path):
     assert rows[(1, "fast")].round_trip_median == pytest.approx(56)
     assert rows[(2, "slow")].cycles == 2 and rows[(2, "slow")].ratios["adaptive"] == pytest.approx(0.825)
     assert rows[(2, "slow")].round_trip_median == pytest.approx(403)  # 405 405 401 401
-    # The thresholds start from the lowest probe of either kind.
-    assert phases.fast_below == pytest.approx(1.5 * 55)
+    # The thresholds come from the probes of either kind: the widest gap is
+    # 57 (a run's) -> 399 (a run's).
+    assert phases.fast_below == pytest.approx(57) and phases.slow_above == pytest.approx(399)
+
+
+def test_a_fast_phase_spread_over_a_ratio_of_two_is_one_phase(tmp_path):
+    # Fast probes at 44-80 ns (around two modes) and slow ones at 320-400:
+    # the widest gap, 80 -> 320, divides them. 1.5x the lowest (66 ns) would
+    # have left the cycles at 70-80 ns out.
+    _probes(tmp_path, [(1, 44, 46), (2, 78, 80), (3, 70, 75), (4, 320, 400), (5, 45, 72)])
+    for cycle, adaptive in ((1, 100), (2, 90), (3, 110), (4, 50), (5, 120)):
+        _cycle(tmp_path, cycle, {"adaptive": adaptive, "ttas": 100})
+    phases = split(tmp_path, "ttas")
+    assert (phases.fast_below, phases.slow_above) == (80, 320)
+    assert phases.cycles == {"fast": 4, "slow": 1, "mixed": 0}
+    rows = {r.phase: r for r in phases.rows}
+    assert rows["fast"].cycles == 4 and rows["fast"].ratios["adaptive"] == pytest.approx(1.05)
+    assert rows["slow"].ratios["adaptive"] == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize(
+    "round_trips, expected",
+    [
+        ([55, 56, 57], (1.5 * 55, 3 * 55)),  # one phase: the multiples of the lowest
+        ([55, 56, 150], (1.5 * 55, 3 * 55)),  # a gap, but its top below 3x the lowest
+        ([55, 100, 190], (1.5 * 55, 3 * 55)),  # no gap twice as wide: 100/55, 190/100
+        ([55, 60, 170, 180], (60, 170)),
+        ([400], (1.5 * 400, 3 * 400)),  # a single probe
+    ],
+)
+def test_default_thresholds(round_trips, expected):
+    assert default_thresholds(round_trips) == pytest.approx(expected)
 
 
 def test_explicit_thresholds(tmp_path):
