@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <set>
 #include <string_view>
 #include <thread>
 #include <vector>
@@ -532,6 +533,445 @@ TEST(adaptive_mutex, unlock_wakes_the_oldest_waiter_while_every_carrier_has_an_a
   ASSERT_GE(r.parked_on_carrier_1, 3);
   EXPECT_EQ(r.woken, r.oldest);
   EXPECT_EQ(r.acquisitions, 5u);
+}
+
+// assigned_carriers_runtime where idle carriers do not steal, with two more
+// tools for scripting a schedule step by step. The test can hold an LT back
+// in its next yield: it stays there, still counted as a competing and awake
+// waiter of its carrier, like an LT in a ready queue that does not get to
+// run, and takes no word. And it counts each LT's yields and suspends made
+// through the runtime, that is, the mutex's (the scripts below wait for
+// their start on boost_fiber_runtime::yield(), uncounted).
+struct scripted_carriers_runtime : assigned_carriers_runtime</*IdleCarriersSteal=*/false> {
+  using assigned = assigned_carriers_runtime<false>;
+  static inline std::set<handle> held_back;  // one OS thread: no lock needed
+  static inline std::map<handle, unsigned> yields_of;
+  static inline std::map<handle, unsigned> suspends_of;
+  static void reset() {
+    assigned::reset();
+    held_back.clear();
+    yields_of.clear();
+    suspends_of.clear();
+  }
+  static void yield() {
+    ++yields_of[current()];
+    do {
+      assigned::yield();
+    } while (held_back.count(current()) != 0);
+  }
+  static void suspend() {
+    ++suspends_of[current()];
+    assigned::suspend();
+  }
+};
+
+// Seven LTs on one real carrier, LT i on carrier carriers[i] (LT 0 on
+// carrier 0), around one mutex with barge limit `barge_limit`. LT 0 takes the
+// lock (a counted hold) and runs a director, the test's script: it starts
+// the other LTs one at a time (each then calls lock() once, and unlock()
+// right after its acquisition), moves them to other carriers, holds them
+// back, and releases and re-takes the lock, checking the mutex's state
+// between its own yields, when nothing else runs. After the director, LT 0
+// lets the held-back LTs go and releases the lock if it holds it; the LTs
+// never started do not lock. Records the order of the acquisitions, the
+// mutex's barge count right after each, and which LT each of the director's
+// unlock() calls resumed first.
+class idle_carrier_script {
+ public:
+  using R = scripted_carriers_runtime;
+  using access = detail::adaptive_mutex_access;
+  static constexpr unsigned lts = 7;
+
+  idle_carrier_script(std::array<unsigned, lts> carriers, std::uint32_t barge_limit)
+      : carriers_(carriers), m_((R::reset(), wait_policy{}.with_yield_every(1).with_suspend_after(4)), barge_limit) {}
+
+  template <class Director>
+  void run(Director director) {
+    watchdog dog("adaptive idle-carrier script", 60s);
+    R::run_lts(lts, [this](unsigned lt) { return carriers_[lt]; }, [&](unsigned lt) {
+      handle_of_[lt] = R::current();
+      lt_of_[R::current()] = lt;
+      ++registered_;
+      if (lt == 0) {
+        while (registered_ != lts) boost_fiber_runtime::yield();
+        lock_counted(m_);
+        holding_ = true;
+        director(*this);
+        finishing_ = true;
+        R::held_back.clear();
+        if (holding_) unlock();
+        return;
+      }
+      while (!started_[lt] && !finishing_) boost_fiber_runtime::yield();
+      if (!started_[lt]) return;
+      m_.lock();
+      acquired_by.push_back(lt);
+      barges_at_acquisition[lt] = static_cast<long>(access::barges(m_));
+      m_.unlock();
+    });
+  }
+
+  // Director only. Starts LT `lt` and yields until it has failed a check:
+  // it then competes (it yielded) or has parked; `parks` says which.
+  void start(unsigned lt, bool parks) {
+    const R::handle h = handle_of_[lt];
+    const unsigned yields = R::yields_of[h];
+    started_[lt] = true;
+    EXPECT_TRUE(yield_until([&] { return R::suspended[h] || R::yields_of[h] != yields; }))
+        << "LT " << lt << " never failed a check";
+    EXPECT_EQ(R::suspended[h], parks) << "LT " << lt;
+  }
+  // Moves competing LT `lt` to `carrier` and yields until its awake count
+  // has moved there, at its next failed check (where another waiter
+  // competes: see lock_slow()). Alone there, it keeps competing.
+  void move(unsigned lt, unsigned carrier) {
+    const R::handle h = handle_of_[lt];
+    const unsigned from = R::carrier_of[h];
+    const std::uint32_t awake_before = access::awake_on_carrier(m_, from);
+    R::carrier_of[h] = carrier;
+    EXPECT_TRUE(yield_until([&] { return access::awake_on_carrier(m_, from) < awake_before; }))
+        << "LT " << lt << " did not move";
+    EXPECT_FALSE(R::suspended[h]) << "LT " << lt;
+  }
+  void hold_back(std::initializer_list<unsigned> held) {
+    for (const unsigned lt : held) R::held_back.insert(handle_of_[lt]);
+  }
+  void lock() {
+    m_.lock();
+    holding_ = true;
+  }
+  // Releases the lock; returns the LT that this unlock() resumed first, or
+  // -1 if it resumed none.
+  int unlock() {
+    const std::size_t before = R::resumed.size();
+    holding_ = false;
+    m_.unlock();
+    return R::resumed.size() > before ? static_cast<int>(lt_of_[R::resumed[before]]) : -1;
+  }
+  template <class Pred>
+  static bool yield_until(Pred done, int limit = 1000) {
+    for (int i = 0; i < limit && !done(); ++i) boost_fiber_runtime::yield();
+    return done();
+  }
+  bool parked(unsigned lt) { return R::suspended[handle_of_[lt]]; }
+  unsigned suspends_of(unsigned lt) { return R::suspends_of[handle_of_[lt]]; }
+  std::uint32_t barges() const { return access::barges(m_); }
+  std::uint32_t awake_on_carrier(unsigned carrier) { return access::awake_on_carrier(m_, carrier); }
+  std::vector<unsigned> queue_carriers() const { return access::queue_carriers(m_); }
+  bool queue_is_whole() const { return access::queue_is_whole(m_); }
+  // After run(): every LT the director started acquired, once.
+  bool every_started_lt_acquired() const {
+    std::vector<unsigned> started, acquired = acquired_by;
+    for (unsigned lt = 1; lt < lts; ++lt)
+      if (started_[lt]) started.push_back(lt);
+    std::sort(acquired.begin(), acquired.end());
+    return acquired == started;
+  }
+  // After run(): where LT `lt` came in acquired_by (-1: it did not acquire).
+  long acquisition_index(unsigned lt) const {
+    const auto at = std::find(acquired_by.begin(), acquired_by.end(), lt);
+    return at == acquired_by.end() ? -1 : at - acquired_by.begin();
+  }
+
+  std::vector<unsigned> acquired_by;                 // LTs 1-6, in the order they acquired
+  std::array<long, lts> barges_at_acquisition{-1, -1, -1, -1, -1, -1, -1};  // access::barges() right after
+
+ private:
+  std::array<unsigned, lts> carriers_;
+  adaptive_mutex<R> m_;
+  std::array<R::handle, lts> handle_of_{};
+  std::map<R::handle, unsigned> lt_of_;
+  std::array<bool, lts> started_{};
+  unsigned registered_ = 0;
+  bool holding_ = false;
+  bool finishing_ = false;
+};
+
+// The schedule the tests of the out-of-turn wake below start from, on one
+// real carrier. LT 0 holds the lock on carrier 0. LT 1, on the head's
+// carrier, waits first and competes (the only competing waiter never
+// parks); LT 3, on carrier 2, competes too (the last awake waiter of its
+// carrier). `barges_first` times LT 0 then releases the word and re-takes it
+// before they run: nobody is parked, so nobody is woken, and each re-lock
+// passes LTs 1 and 3, a barge (so barge_limit must be at least
+// barges_first: an unlock() due a hand-off yields while waiters are awake,
+// and they would take the word). Then LT 2 (the head's carrier) parks, the oldest, LT 4 (carrier
+// 2) parks behind it, and, if `third_waiter`, LT 5 (the head's carrier)
+// behind LT 4: each has an awake waiter on its carrier while another
+// competes. If `leave_carrier_2_idle`, LT 3 then moves to carrier 1: carrier
+// 2 has only LT 4 left, parked. If `leave_head_carrier_idle`, LT 1 likewise
+// moves to carrier 4. Last, LTs 1 and 3 are held back in their yields: still
+// counted awake on their carriers, but they take no word, so what the next
+// unlock() does, and what the LT it wakes does, are the script's alone.
+// LT 6 (carrier 2) is left for the script.
+struct idle_carrier_schedule {
+  unsigned head_carrier = 0;  // 0: the holder's
+  bool third_waiter = false;
+  bool leave_carrier_2_idle = true;
+  bool leave_head_carrier_idle = false;
+  unsigned barges_first = 0;
+  std::uint32_t barge_limit = adaptive_mutex<scripted_carriers_runtime>::default_barge_limit;
+
+  std::array<unsigned, idle_carrier_script::lts> carriers() const {
+    return {0, head_carrier, head_carrier, 2, 2, head_carrier, 2};
+  }
+  void build(idle_carrier_script& s) const {
+    s.start(1, /*parks=*/false);
+    s.start(3, /*parks=*/false);
+    for (unsigned i = 0; i < barges_first; ++i) {
+      EXPECT_EQ(s.unlock(), -1);
+      s.lock();
+    }
+    s.start(2, /*parks=*/true);
+    s.start(4, /*parks=*/true);
+    if (third_waiter) s.start(5, /*parks=*/true);
+    if (leave_carrier_2_idle) s.move(3, 1);
+    if (leave_head_carrier_idle) s.move(1, 4);
+    s.hold_back({1, 3});
+    const std::vector<unsigned> queue = third_waiter ? std::vector<unsigned>{head_carrier, 2, head_carrier}
+                                                     : std::vector<unsigned>{head_carrier, 2};
+    EXPECT_EQ(s.queue_carriers(), queue);
+    EXPECT_TRUE(s.queue_is_whole());
+    EXPECT_EQ(s.awake_on_carrier(2), leave_carrier_2_idle ? 0u : 1u);
+    EXPECT_EQ(s.barges(), barges_first);
+  }
+};
+
+// The out-of-turn waiter is the queue's last node (queue: LT 2 on the
+// holder's carrier, then LT 4 on carrier 2, left idle). LT 0's unlock()
+// wakes LT 4 and unlinks it from the tail, so the tail must move back to LT
+// 2's node: the queue is LT 2 alone and whole right after. LT 0 then
+// re-takes the word (past the woken LT 4, which runs, fails and, the last
+// awake waiter of carrier 2, keeps competing), and LT 5 arrives on carrier 0
+// and parks: it must be linked behind LT 2. With the tail left on LT 4's
+// node (checked by deleting `if (tail_ == m) tail_ = before;`), the queue
+// is not whole after the unlock, LT 5 is linked behind the node out of the
+// queue, unreachable, and once LT 2 is gone unlock() loops over an empty
+// queue that counts one parked waiter: the watchdog fires. Whole, LT 2 gets
+// the lock before LT 5 (both on carrier 0: no out-of-turn wake passes one
+// for the other), and every LT gets it.
+TEST(adaptive_mutex, an_out_of_turn_wake_of_the_last_parked_waiter_leaves_the_queue_whole_for_the_next) {
+  const idle_carrier_schedule schedule;  // head on carrier 0, LT 4 at the tail, carrier 2 idle
+  idle_carrier_script s(schedule.carriers(), schedule.barge_limit);
+  s.run([&](idle_carrier_script& d) {
+    schedule.build(d);
+    // Checked here, not after run(): with a broken queue run() never ends.
+    EXPECT_EQ(d.unlock(), 4);
+    EXPECT_EQ(d.queue_carriers(), (std::vector<unsigned>{0}));
+    EXPECT_TRUE(d.queue_is_whole()) << "the tail is not the last node after the unlink";
+    d.lock();
+    d.start(5, /*parks=*/true);
+    EXPECT_EQ(d.queue_carriers(), (std::vector<unsigned>{0, 0}));  // LT 2, then LT 5
+    EXPECT_TRUE(d.queue_is_whole()) << "LT 5 was not linked behind LT 2";
+  });
+  EXPECT_TRUE(s.every_started_lt_acquired());
+  EXPECT_LT(s.acquisition_index(2), s.acquisition_index(5));
+}
+
+// The hand-off rule's count: a waiter woken out of turn passes the queue's
+// head, so its acquisition is a barge (the count goes on), where the oldest
+// woken in its turn ends the run of barges (the count restarts at 0). The
+// schedule with one barge first (LT 0's re-lock past LTs 1 and 3), so a
+// restart shows; LTs 1 and 3 are held back, so the woken LT takes the word
+// as soon as it runs, first. With carrier 2 idle LT 0's unlock() wakes LT 4
+// out of turn: the count goes from 1 to 2. The control: carrier 2 keeps LT
+// 3 awake, LT 0's unlock() wakes LT 2, the oldest: 1 to 0. (With
+// `after_waiting_our_turn` true for an out-of-turn waiter in lock_slow()'s
+// CAS path, the first went to 0.)
+struct woken_acquisition {
+  int woken = -1;
+  int first_to_acquire = -1;
+  std::uint32_t barges_before = 0;  // when LT 0 released
+  long barges_after = -1;           // right after the woken LT acquired
+};
+woken_acquisition barges_after_the_woken_lt_acquires(bool leave_carrier_2_idle) {
+  idle_carrier_schedule schedule;
+  schedule.barges_first = 1;
+  schedule.leave_carrier_2_idle = leave_carrier_2_idle;
+  idle_carrier_script s(schedule.carriers(), schedule.barge_limit);
+  woken_acquisition r;
+  s.run([&](idle_carrier_script& d) {
+    schedule.build(d);
+    r.barges_before = d.barges();
+    r.woken = d.unlock();
+    EXPECT_TRUE(d.yield_until([&] { return !d.acquired_by.empty(); }));
+  });
+  EXPECT_TRUE(s.every_started_lt_acquired());
+  if (!s.acquired_by.empty()) {
+    r.first_to_acquire = static_cast<int>(s.acquired_by.front());
+    r.barges_after = s.barges_at_acquisition[s.acquired_by.front()];
+  }
+  return r;
+}
+
+TEST(adaptive_mutex, an_acquisition_by_a_waiter_woken_out_of_turn_counts_as_a_barge) {
+  const woken_acquisition r = barges_after_the_woken_lt_acquires(/*leave_carrier_2_idle=*/true);
+  EXPECT_EQ(r.woken, 4);
+  EXPECT_EQ(r.first_to_acquire, 4);
+  EXPECT_EQ(r.barges_before, 1u);
+  EXPECT_EQ(r.barges_after, 2);
+}
+
+TEST(adaptive_mutex, an_acquisition_by_the_oldest_waiter_woken_in_its_turn_restarts_the_barge_count) {
+  const woken_acquisition r = barges_after_the_woken_lt_acquires(/*leave_carrier_2_idle=*/false);
+  EXPECT_EQ(r.woken, 2);
+  EXPECT_EQ(r.first_to_acquire, 2);
+  EXPECT_EQ(r.barges_before, 1u);
+  EXPECT_EQ(r.barges_after, 0);
+}
+
+// The same count where a hand-off comes due while the waiter woken out of
+// turn holds WOKEN: the word is reserved for it, and its acquisition is
+// still a pass of the queue. The schedule with barge limit 1 and no barge
+// first: LT 0's unlock() is not due and wakes LT 4 out of turn; LT 0
+// re-takes the word at once (a barge: the count is 1, due), LT 4 runs,
+// fails (it has run: WOKEN_LOST) and, the last awake waiter of carrier 2,
+// keeps competing; LT 0's next unlock() keeps the word reserved for it
+// (nobody else is woken or handed it), and LT 4 takes it: 1 to 2. (With
+// `after_waiting_our_turn` true for every waiter that finds the word
+// reserved, it went to 0.)
+TEST(adaptive_mutex, a_waiter_woken_out_of_turn_that_takes_a_word_reserved_for_it_counts_it_as_a_barge) {
+  idle_carrier_schedule schedule;
+  schedule.barge_limit = 1;
+  idle_carrier_script s(schedule.carriers(), schedule.barge_limit);
+  std::uint32_t barges_before = 0;
+  s.run([&](idle_carrier_script& d) {
+    schedule.build(d);
+    EXPECT_EQ(d.unlock(), 4);
+    d.lock();
+    EXPECT_TRUE(d.yield_until([&] { return d.awake_on_carrier(2) == 1; }));  // LT 4 ran and failed
+    barges_before = d.barges();
+    EXPECT_EQ(d.unlock(), -1);  // reserved for LT 4, which is awake: nobody to resume
+    EXPECT_TRUE(d.yield_until([&] { return !d.acquired_by.empty(); }));
+  });
+  EXPECT_TRUE(s.every_started_lt_acquired());
+  ASSERT_FALSE(s.acquired_by.empty());
+  EXPECT_EQ(s.acquired_by.front(), 4u);
+  EXPECT_EQ(barges_before, 1u);
+  EXPECT_EQ(s.barges_at_acquisition[4], 2);
+}
+
+// A woken waiter that loses the word re-parks: at the front if it was woken
+// in its turn (it keeps its turn), at the back if it was woken out of turn
+// (it had none). The schedule with a third waiter: LT 2 (carrier 0), LT 4
+// (carrier 2), LT 5 (carrier 0). LT 0 releases, which wakes a waiter, and
+// re-takes the word at once, past it. Out of turn (carrier 2 idle) the
+// woken LT is LT 4, in the middle: before it runs, LT 6 arrives on carrier
+// 2 and competes there, its only awake waiter (LT 6, waiting for its start,
+// is ahead of the just resumed LT 4 in the real carrier's ready queue), so
+// when LT 4 runs and fails it is not the last awake waiter of its carrier,
+// and parks again: behind LT 5, the queue 0, 0, 2. In turn (the control: carrier 2 keeps LT 3 awake) the woken LT is
+// LT 2, the head, which finds LT 1 awake on carrier 0 and parks again at
+// the front: 0, 2, 0. (With park() putting every woken waiter at the front,
+// the first queue was 2, 0, 0.)
+struct reparked_waiter {
+  int woken = -1;
+  unsigned suspends_of_woken = 0;
+  bool lt_6_parked = true;
+  std::vector<unsigned> queue_carriers;
+  bool queue_whole = false;
+};
+reparked_waiter where_a_woken_waiter_that_loses_parks_again(bool leave_carrier_2_idle) {
+  idle_carrier_schedule schedule;
+  schedule.third_waiter = true;
+  schedule.leave_carrier_2_idle = leave_carrier_2_idle;
+  idle_carrier_script s(schedule.carriers(), schedule.barge_limit);
+  reparked_waiter r;
+  s.run([&](idle_carrier_script& d) {
+    schedule.build(d);
+    r.woken = d.unlock();
+    ASSERT_GE(r.woken, 1);
+    d.lock();
+    const auto woken = static_cast<unsigned>(r.woken);
+    if (leave_carrier_2_idle) {
+      d.start(6, /*parks=*/false);
+      r.lt_6_parked = d.parked(6);
+    }
+    EXPECT_TRUE(d.yield_until([&] { return d.suspends_of(woken) == 2 && d.parked(woken); }));
+    r.suspends_of_woken = d.suspends_of(woken);
+    r.queue_carriers = d.queue_carriers();
+    r.queue_whole = d.queue_is_whole();
+  });
+  EXPECT_TRUE(s.every_started_lt_acquired());
+  return r;
+}
+
+TEST(adaptive_mutex, a_waiter_woken_out_of_turn_that_loses_parks_again_at_the_back) {
+  const reparked_waiter r = where_a_woken_waiter_that_loses_parks_again(/*leave_carrier_2_idle=*/true);
+  EXPECT_EQ(r.woken, 4);
+  EXPECT_EQ(r.suspends_of_woken, 2u);
+  EXPECT_FALSE(r.lt_6_parked);  // so the carrier-2 waiter at the back is LT 4
+  EXPECT_EQ(r.queue_carriers, (std::vector<unsigned>{0, 0, 2}));  // LT 2, LT 5, LT 4
+  EXPECT_TRUE(r.queue_whole);
+}
+
+TEST(adaptive_mutex, the_oldest_waiter_woken_in_its_turn_that_loses_parks_again_at_the_front) {
+  const reparked_waiter r = where_a_woken_waiter_that_loses_parks_again(/*leave_carrier_2_idle=*/false);
+  EXPECT_EQ(r.woken, 2);
+  EXPECT_EQ(r.suspends_of_woken, 2u);
+  EXPECT_EQ(r.queue_carriers, (std::vector<unsigned>{0, 2, 0}));  // LT 2, LT 4, LT 5
+  EXPECT_TRUE(r.queue_whole);
+}
+
+// No out-of-turn wake while a hand-off is due. The schedule with carrier 2
+// idle (so an unlock() not due wakes LT 4 out of turn) and one barge first:
+// with barge limit 1 LT 0's unlock() is due, and wakes the oldest, LT 2
+// (not overdue, and LT 2 has not lost since a wake: woken, not handed the
+// lock); with barge limit 0 it is overdue too, and hands the lock to LT 2
+// (no barge first there: every unlock() is due, and would yield to the
+// competing LTs). The control, barge limit 2: not due, LT 4. (With
+// unlink_waiter_of_idle_carrier() called whether due or not, the first two
+// woke LT 4.)
+int woken_by_an_unlock_with_barges(std::uint32_t barge_limit, unsigned barges_first) {
+  idle_carrier_schedule schedule;
+  schedule.barges_first = barges_first;
+  schedule.barge_limit = barge_limit;
+  idle_carrier_script s(schedule.carriers(), schedule.barge_limit);
+  int woken = -1;
+  s.run([&](idle_carrier_script& d) {
+    schedule.build(d);
+    woken = d.unlock();
+  });
+  EXPECT_TRUE(s.every_started_lt_acquired());
+  return woken;
+}
+
+TEST(adaptive_mutex, unlock_wakes_or_hands_the_lock_to_the_oldest_waiter_while_a_hand_off_is_due) {
+  EXPECT_EQ(woken_by_an_unlock_with_barges(/*barge_limit=*/1, /*barges_first=*/1), 2);
+  EXPECT_EQ(woken_by_an_unlock_with_barges(/*barge_limit=*/0, /*barges_first=*/0), 2);
+  // The control.
+  EXPECT_EQ(woken_by_an_unlock_with_barges(/*barge_limit=*/2, /*barges_first=*/1), 4);
+}
+
+// The head on another carrier than the holder's: the schedule with LTs 1
+// and 2 on carrier 3 (LT 0 holds on carrier 0), carrier 2 idle. While LT 1
+// keeps carrier 3 awake, the oldest's carrier runs anyway and LT 0's
+// unlock() wakes LT 4 out of turn; with LT 1 moved to carrier 4, carrier 3
+// has only the oldest, parked, and unlock() wakes it. (With
+// unlink_waiter_of_idle_carrier() returning nullptr for every head on
+// another carrier than the holder's, the first woke LT 2; without that
+// return for an idle one, the second woke LT 4.)
+int woken_with_the_head_on_another_carrier(bool leave_head_carrier_idle) {
+  idle_carrier_schedule schedule;
+  schedule.head_carrier = 3;
+  schedule.leave_head_carrier_idle = leave_head_carrier_idle;
+  idle_carrier_script s(schedule.carriers(), schedule.barge_limit);
+  int woken = -1;
+  s.run([&](idle_carrier_script& d) {
+    schedule.build(d);
+    EXPECT_EQ(d.awake_on_carrier(3), leave_head_carrier_idle ? 0u : 1u);
+    woken = d.unlock();
+  });
+  EXPECT_TRUE(s.every_started_lt_acquired());
+  return woken;
+}
+
+TEST(adaptive_mutex, unlock_wakes_out_of_turn_while_the_oldest_waiters_carrier_has_an_awake_one) {
+  EXPECT_EQ(woken_with_the_head_on_another_carrier(/*leave_head_carrier_idle=*/false), 4);
+}
+
+TEST(adaptive_mutex, unlock_wakes_the_oldest_waiter_when_its_carrier_other_than_the_holders_is_idle) {
+  EXPECT_EQ(woken_with_the_head_on_another_carrier(/*leave_head_carrier_idle=*/true), 2);
 }
 
 // Which adapters say their LTs are time-sliced (counting_runtime forwards).

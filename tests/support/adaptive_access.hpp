@@ -1,4 +1,5 @@
-// adaptive_access.hpp: the tests' way into adaptive_mutex's counted hold.
+// adaptive_access.hpp: the tests' way into adaptive_mutex's counted hold,
+// and read-only views of its waiter state.
 //
 // A hold begun on an idle adaptive_mutex is a fast one: its unlock() is a
 // store, and a waiter that arrives during it competes uncounted and never
@@ -8,6 +9,10 @@
 #pragma once
 
 #include <fibersync/mutex/adaptive.hpp>
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
 
 namespace fibersync::detail {
 struct adaptive_mutex_access {
@@ -21,6 +26,46 @@ struct adaptive_mutex_access {
   // Carrier slots of the awake counts (where idle carriers do not steal).
   template <class M>
   static constexpr unsigned awake_carrier_slots = M::awake_counts::carrier_slots;
+
+  // Read-only views of the waiter protocol's state, for tests that script a
+  // schedule on one real carrier: read them from the LT that runs, while the
+  // others sit in a yield or suspended (nothing changes meanwhile).
+  // Acquisitions past waiters since the last turn (the hand-off rule's count).
+  template <class M>
+  static std::uint32_t barges(const M& m) {
+    return m.barges_;
+  }
+  // Awake (competing or woken) waiters counted in `carrier`'s slot, where
+  // idle carriers do not steal.
+  template <class M>
+  static std::uint32_t awake_on_carrier(M& m, unsigned carrier) {
+    return m.awake_.count(carrier % M::awake_counts::carrier_slots).load(std::memory_order_relaxed);
+  }
+  // The carrier each parked waiter noted when it parked (its place, less 1:
+  // the carrier modulo 255), from the oldest, following the links from the
+  // head (at most as many as the word counts parked, plus one).
+  template <class M>
+  static std::vector<unsigned> queue_carriers(const M& m) {
+    std::vector<unsigned> carriers;
+    const auto parked = (m.word_.load(std::memory_order_relaxed) & M::parked_mask) / M::parked_one;
+    for (auto* n = m.head_; n != nullptr && carriers.size() <= parked; n = n->next) {
+      carriers.push_back(static_cast<unsigned>(n->place / M::place_one) - 1);
+    }
+    return carriers;
+  }
+  // The queue is whole: the walk from its head ends at its tail (both null
+  // when it is empty), and meets as many nodes as the word counts parked.
+  template <class M>
+  static bool queue_is_whole(const M& m) {
+    const auto parked = (m.word_.load(std::memory_order_relaxed) & M::parked_mask) / M::parked_one;
+    decltype(m.head_) last = nullptr;
+    std::uint64_t length = 0;
+    for (auto* n = m.head_; n != nullptr && length <= parked; n = n->next) {
+      last = n;
+      ++length;
+    }
+    return length == parked && last == m.tail_;
+  }
 };
 }  // namespace fibersync::detail
 
