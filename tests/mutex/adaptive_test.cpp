@@ -1377,6 +1377,54 @@ TEST(adaptive_mutex, where_idle_carriers_do_not_steal_waiters_keep_competing_whi
   EXPECT_LE(turns.suspends_since(150), 75u);
 }
 
+// Where idle carriers do not steal, a waiter kept competing because holds
+// are shorter than wake-ups parks behind another once it has competed for
+// long_competition_ns (1 ms) within long_competition_checks (32) failed
+// checks. Holds of 2 ms (40 spins of 50 us, one failed check of each
+// waiter per spin) against wake-ups of a 10 ms resume(): shorter, so
+// without the bound the waiter that arrives second competes through all
+// 40 checks, far from long_wait_checks, and once both averages are timed
+// (300 turns, as in the test above) it parks seldom: in 8 of the last 150
+// turns with the bound taken out. With it, a waiter has competed over 1 ms
+// by its 32nd check (1.6 ms of spins, and on this one carrier also any
+// resume() made meanwhile, which is a slow check too) and parks in nearly
+// every turn: 149 of 150.
+TEST(adaptive_mutex, where_idle_carriers_do_not_steal_a_waiter_whose_checks_are_slow_parks_after_a_millisecond) {
+  using M = adaptive_mutex<assigned_carriers_runtime<false>>;
+  static_assert(40 * 50us > std::chrono::nanoseconds(M::long_competition_ns) * 3 / 2);
+  static_assert(M::long_competition_checks < 40);
+  const alternating_holds turns =
+      park_points_of_alternating_holds</*IdleCarriersSteal=*/false>(300, 40, 50us, 10000us, 3, /*spin_in_hold=*/true);
+  ASSERT_EQ(turns.suspends_at_start.size(), 300u);
+  std::printf("[ info     ] suspends in the last 150 turns: %u\n", turns.suspends_since(150));
+  EXPECT_GE(turns.suspends_since(150), 120u);
+}
+
+// The bound's clock: read at a waiter's first failed check (which starts
+// it) and at its 4th, 8th, 16th and 32nd, never after: a waiter whose 32
+// checks took less than 1 ms makes quick checks (hot-handover's waits of a
+// millisecond are thousands of short rounds), and is left to
+// long_wait_checks. Checks counted from 0, as waiter::failures().
+TEST(adaptive_mutex, where_idle_carriers_do_not_steal_the_competition_bound_reads_the_clock_only_in_the_first_32_checks) {
+  using M = adaptive_mutex<assigned_carriers_runtime<false>>;
+  using access = detail::adaptive_mutex_access;
+  const auto now = [] {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  };
+  std::int64_t since = 0;
+  EXPECT_FALSE(access::competed_long<M>(0, since));  // starts the clock
+  EXPECT_GT(since, 0);
+  EXPECT_LE(since, now());
+  since = now() + 3'600'000'000'000;  // an hour ahead: under 1 ms at any check
+  for (const std::uint32_t check : {4u, 8u, 16u, 32u}) EXPECT_FALSE(access::competed_long<M>(check, since));
+  since = now() - 2 * M::long_competition_ns;        // as if it began 2 ms ago
+  for (std::uint32_t check = 1; check <= 2 * M::long_wait_checks; ++check) {
+    const bool read = check == 4 || check == 8 || check == 16 || check == 32;
+    EXPECT_EQ(access::competed_long<M>(check, since), read) << "check " << check;
+  }
+}
+
 TEST(adaptive_mutex, where_idle_carriers_do_not_steal_the_second_waiter_parks_while_holds_outlast_wake_ups) {
   // A control: holds of 4 ms or more (40 sleeps of 100 us) against
   // wake-ups of 1 ms or more (less than 4 ms unless a resume() lasts four

@@ -23,6 +23,12 @@ struct adaptive_mutex_access {
   // Uncontended acquisitions after which a mutex forgets its sampled holds.
   template <class M>
   static constexpr auto forget_holds_after = M::forget_holds_after;
+  // The bound on a competition of slow checks (where idle carriers do not
+  // steal): competed_long(failures, since).
+  template <class M>
+  static bool competed_long(std::uint32_t failures, std::int64_t& since) {
+    return M::competed_long(failures, since);
+  }
   // Carrier slots of the awake counts (where idle carriers do not steal).
   template <class M>
   static constexpr unsigned awake_carrier_slots = M::awake_counts::carrier_slots;

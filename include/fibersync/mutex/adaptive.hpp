@@ -16,8 +16,10 @@
 //   first failed check made while another waiter competes. The exceptions
 //   (the last competing waiter and the last awake one of a carrier keep
 //   competing, and so does every waiter while holds are short next to
-//   wake-ups, within long_wait_checks; on OS threads a waiter beside its
-//   holder parks at once) are the rules of the constants below
+//   wake-ups, within long_wait_checks, and where idle carriers do not
+//   steal, until it has competed 1 ms within its first 32 checks; on OS
+//   threads a waiter beside its holder parks at once) are the rules of
+//   the constants below
 //   (docs/ADAPTIVE.md, "Design").
 //   unlock() frees the word and wakes the oldest parked waiter unless one
 //   is already awake: the woken one (WOKEN), or, on a cooperative runtime
@@ -142,6 +144,24 @@ class adaptive_mutex {
   // suspends per acquisition and 0.71-0.83 of ttas, 0.00003 and 0.86-0.95
   // with no park there; finding 25).
   static constexpr std::int64_t own_carrier_wake_up_to_hold = 1;
+  // There a waiter kept competing by that rule parks behind others once it
+  // has competed for long_competition_ns (1 ms, Go's starvation threshold)
+  // within its first long_competition_checks (32) failed checks: its
+  // checks are then ready-queue rounds of other LTs' work, not of waiters,
+  // and a wake-up is short next to the wait. In low-contention at 64 LTs
+  // (384 us of work per LT between holds) a waiter kept checking for up to
+  // long_wait_checks such rounds: 73-113 yields per acquisition (ttas 31),
+  // 4 with the bound, and 0.983-0.992 of the library's throughput ->
+  // 1.000-1.012 (docs/ADAPTIVE.md, finding 38). A waiter whose checks are
+  // quick is left to long_wait_checks: a bound in time alone cost
+  // hot-handover on Boost.Fiber 1% (waits of a millisecond made of
+  // thousands of short rounds). The clock is read at the first failed
+  // check and at the 4th, 8th, 16th and 32nd. The cost is fairness: more
+  // waiters wait parked, served one per turn, while others barge (Jain
+  // index at 32 LTs there 0.99 -> 0.65; the 99th-percentile wait 23 -> 44
+  // ms at 32 LTs, 205 -> 107 ms at 64).
+  static constexpr std::int64_t long_competition_ns = 1'000'000;
+  static constexpr std::uint32_t long_competition_checks = 32;
   // Where the kernel time-slices LTs (OS threads) and the runtime says
   // which CPU runs the caller (R::cpu()), a waiter that finds its holder on
   // its own CPU parks at that failed check, even the last competing one,
@@ -663,6 +683,7 @@ class adaptive_mutex {
       carrier_seat seat = awake_.sit_down();  // awake: competing, or woken
       waiter<R> w(policy_);
       bool park_early = false;  // decided at short_wait_checks failed checks
+      std::int64_t competing_since = 0;  // where idle carriers do not steal: at the first failed check
       for (;;) {
         word_type seen = word_.load(std::memory_order_relaxed);
         if (was_woken && (seen & reserved) != 0) {
@@ -726,7 +747,8 @@ class adaptive_mutex {
           long_wait = checks >= long_wait_checks || park_early;  // park_early: set at short_wait_checks
           park_behind_others = park_behind_others && !holds_are_short();
         } else {
-          park_behind_others = park_behind_others && (w.failures() + 1 >= long_wait_checks ||
+          const bool long_competition = competed_long(w.failures(), competing_since);  // reads the clock first
+          park_behind_others = park_behind_others && (w.failures() + 1 >= long_wait_checks || long_competition ||
                                                       !holds_are_shorter_than_own_carrier_wake_ups());
         }
         if (was_woken && !lost) {
@@ -755,6 +777,18 @@ class adaptive_mutex {
       }
       was_woken = true;
     }
+  }
+
+  // Where idle carriers do not steal: whether a waiter at its failed check
+  // number `failures` (from 0) has competed for long_competition_ns within
+  // long_competition_checks checks (see there). `since` is set at check 0.
+  static bool competed_long(std::uint32_t failures, std::int64_t& since) noexcept {
+    if (failures == 0) {
+      since = clock_ns();
+      return false;
+    }
+    const bool clock_read_due = failures >= 4 && failures <= long_competition_checks && (failures & (failures - 1)) == 0;
+    return clock_read_due && clock_ns() - since >= long_competition_ns;
   }
 
   // Counts the caller as competing in the word, once no fast hold is in the
