@@ -146,20 +146,20 @@ class adaptive_mutex {
   static constexpr std::int64_t own_carrier_wake_up_to_hold = 1;
   // There a waiter kept competing by that rule parks behind others once it
   // has competed for long_competition_ns (1 ms, Go's starvation threshold)
-  // within its first long_competition_checks (32) failed checks: its
-  // checks are then ready-queue rounds of other LTs' work, not of waiters,
-  // and a wake-up is short next to the wait. In low-contention at 64 LTs
-  // (384 us of work per LT between holds) a waiter kept checking for up to
-  // long_wait_checks such rounds: 73-113 yields per acquisition (ttas 31),
-  // 4 with the bound, and 0.983-0.992 of the library's throughput ->
-  // 1.000-1.012 (docs/ADAPTIVE.md, finding 38). A waiter whose checks are
-  // quick is left to long_wait_checks: a bound in time alone cost
-  // hot-handover on Boost.Fiber 1% (waits of a millisecond made of
-  // thousands of short rounds). The clock is read at the first failed
-  // check and at the 4th, 8th, 16th and 32nd. The cost is fairness: more
-  // waiters wait parked, served one per turn, while others barge (Jain
-  // index at 32 LTs there 0.99 -> 0.65; the 99th-percentile wait 23 -> 44
-  // ms at 32 LTs, 205 -> 107 ms at 64).
+  // within its first long_competition_checks (32) failed checks: its checks
+  // are then ready-queue rounds of other LTs' work, not of waiters, and a
+  // wake-up is short next to the wait. In low-contention at 64 LTs (384 us of
+  // work per LT between holds) a waiter kept checking for up to
+  // long_wait_checks such rounds: 73-113 yields per acquisition (ttas 31), 4
+  // with the bound, and 0.983-0.992 of the library's throughput ->
+  // 1.000-1.012 (docs/ADAPTIVE.md, findings 38 and 39). A waiter whose checks
+  // are quick is left to long_wait_checks: a bound in time alone cost
+  // hot-handover on Boost.Fiber 1% (waits of a millisecond made of thousands of
+  // short rounds). The clock is read at the first failed check and at those
+  // after 4, 8, 16 and 32 failed ones. The cost is fairness: more waiters
+  // wait parked, served one per turn, while others barge (Jain index at 32
+  // LTs there 0.99 -> 0.65; the 99th-percentile wait 23 -> 44 ms at 32 LTs,
+  // 205 -> 107 ms at 64).
   static constexpr std::int64_t long_competition_ns = 1'000'000;
   static constexpr std::uint32_t long_competition_checks = 32;
   // Where the kernel time-slices LTs (OS threads) and the runtime says
