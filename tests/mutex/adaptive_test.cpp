@@ -460,81 +460,6 @@ TEST(adaptive_mutex, where_idle_carriers_steal_only_the_last_competing_waiter_st
   EXPECT_EQ(suspends[0], 1u);
 }
 
-// Where idle carriers do not steal, unlock() may wake a waiter of a carrier
-// left without an awake waiter ahead of the oldest one. On one real
-// carrier: LT 0 holds on carrier 0; LTs 1 and 2 wait there (one parks
-// first: the oldest); then LTs 3 and 4 wait on carrier 1 (one parks, the
-// other stays awake, the last of its carrier). If `move_the_awake_one`,
-// LT 0 then reports carrier 1's awake waiter on carrier 0 (its awake count
-// moves with it at its next failed check), and carrier 1 has only a parked
-// waiter left. Returns the LT of the first resume() of LT 0's unlock(),
-// and of carrier 1's and carrier 0's first parked waiters, and the
-// acquisitions.
-struct idle_carrier_wake {
-  int woken = -1;
-  int parked_on_carrier_1 = -1;
-  int oldest = -1;
-  unsigned acquisitions = 0;
-};
-idle_carrier_wake wake_for_a_carrier_left_without_awake_waiters(bool move_the_awake_one) {
-  using R = assigned_carriers_runtime</*IdleCarriersSteal=*/false>;
-  R::reset();
-  adaptive_mutex<R> m(wait_policy{}.with_yield_every(1).with_suspend_after(4));
-  std::map<R::handle, unsigned> lt_of;
-  std::array<R::handle, 5> handle_of{};
-  bool held = false;
-  idle_carrier_wake r;
-  watchdog dog("adaptive wake for an idle carrier", 60s);
-  R::run_lts(5, [](unsigned lt) { return lt >= 3 ? 1u : 0u; }, [&](unsigned lt) {
-    lt_of[R::current()] = lt;
-    handle_of[lt] = R::current();
-    if (lt == 0) {
-      lock_counted(m);
-      held = true;
-      while (R::suspends[0] == 0 || R::suspends[1] == 0) R::yield();
-      for (unsigned i = 1; i < 5; ++i) {
-        if (!R::suspended[handle_of[i]]) continue;
-        (i < 3 ? r.oldest : r.parked_on_carrier_1) = static_cast<int>(i);
-      }
-      if (move_the_awake_one) {
-        for (unsigned i = 3; i < 5; ++i)
-          if (!R::suspended[handle_of[i]]) R::carrier_of[handle_of[i]] = 0;
-        for (int i = 0; i < 8; ++i) R::yield();  // it fails a check on carrier 0
-      }
-      const std::size_t before = R::resumed.size();
-      m.unlock();
-      if (R::resumed.size() > before) r.woken = static_cast<int>(lt_of[R::resumed[before]]);
-      ++r.acquisitions;
-      return;
-    }
-    while (!held) R::yield();
-    if (lt >= 3) {
-      while (R::suspends[0] == 0) R::yield();  // carrier 0's waiter parked first
-    }
-    m.lock();
-    ++r.acquisitions;
-    m.unlock();
-  });
-  return r;
-}
-
-TEST(adaptive_mutex, unlock_wakes_a_waiter_of_a_carrier_left_without_awake_waiters_before_the_oldest) {
-  const auto r = wake_for_a_carrier_left_without_awake_waiters(/*move_the_awake_one=*/true);
-  ASSERT_GE(r.oldest, 1);
-  ASSERT_GE(r.parked_on_carrier_1, 3);
-  EXPECT_EQ(r.woken, r.parked_on_carrier_1);  // not the oldest, r.oldest
-  EXPECT_EQ(r.acquisitions, 5u);              // and everyone got the lock
-}
-
-TEST(adaptive_mutex, unlock_wakes_the_oldest_waiter_while_every_carrier_has_an_awake_one) {
-  // The control: carrier 1 keeps its awake waiter, so the oldest is woken.
-  const auto r = wake_for_a_carrier_left_without_awake_waiters(/*move_the_awake_one=*/false);
-  ASSERT_GE(r.oldest, 1);
-  ASSERT_GE(r.parked_on_carrier_1, 3);
-  EXPECT_EQ(r.woken, r.oldest);
-  EXPECT_EQ(r.acquisitions, 5u);
-}
-
 // assigned_carriers_runtime where idle carriers do not steal, with two more
 // tools for scripting a schedule step by step. The test can hold an LT back
 // in its next yield: it stays there, still counted as a competing and awake
@@ -736,6 +661,38 @@ struct idle_carrier_schedule {
     EXPECT_EQ(s.barges(), barges_first);
   }
 };
+
+// Where idle carriers do not steal, unlock() may wake a waiter of a carrier
+// left without an awake waiter ahead of the oldest one. The schedule above:
+// LT 2, the oldest, parked on the holder's carrier, LT 4 behind it on
+// carrier 2; LT 3, carrier 2's awake waiter, has moved to carrier 1, so
+// carrier 2 has only LT 4, parked. LT 0's unlock() wakes LT 4, not LT 2,
+// and every LT gets the lock.
+TEST(adaptive_mutex, unlock_wakes_a_waiter_of_a_carrier_left_without_awake_waiters_before_the_oldest) {
+  const idle_carrier_schedule schedule;  // carrier 2 left idle
+  idle_carrier_script s(schedule.carriers(), schedule.barge_limit);
+  int woken = -1;
+  s.run([&](idle_carrier_script& d) {
+    schedule.build(d);
+    woken = d.unlock();
+  });
+  EXPECT_EQ(woken, 4);  // not the oldest, LT 2
+  EXPECT_TRUE(s.every_started_lt_acquired());
+}
+
+TEST(adaptive_mutex, unlock_wakes_the_oldest_waiter_while_every_carrier_has_an_awake_one) {
+  // The control: LT 3 stays on carrier 2, awake, so the oldest is woken.
+  idle_carrier_schedule schedule;
+  schedule.leave_carrier_2_idle = false;
+  idle_carrier_script s(schedule.carriers(), schedule.barge_limit);
+  int woken = -1;
+  s.run([&](idle_carrier_script& d) {
+    schedule.build(d);
+    woken = d.unlock();
+  });
+  EXPECT_EQ(woken, 2);
+  EXPECT_TRUE(s.every_started_lt_acquired());
+}
 
 // The out-of-turn waiter is the queue's last node (queue: LT 2 on the
 // holder's carrier, then LT 4 on carrier 2, left idle). LT 0's unlock()
