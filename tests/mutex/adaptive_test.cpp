@@ -666,32 +666,28 @@ struct idle_carrier_schedule {
 // left without an awake waiter ahead of the oldest one. The schedule above:
 // LT 2, the oldest, parked on the holder's carrier, LT 4 behind it on
 // carrier 2; LT 3, carrier 2's awake waiter, has moved to carrier 1, so
-// carrier 2 has only LT 4, parked. LT 0's unlock() wakes LT 4, not LT 2,
-// and every LT gets the lock.
-TEST(adaptive_mutex, unlock_wakes_a_waiter_of_a_carrier_left_without_awake_waiters_before_the_oldest) {
-  const idle_carrier_schedule schedule;  // carrier 2 left idle
+// carrier 2 has only LT 4, parked. Returns the LT that LT 0's unlock() then
+// resumes, once every LT has acquired (the test checks that they did).
+int woken_after(const idle_carrier_schedule& schedule) {
   idle_carrier_script s(schedule.carriers(), schedule.barge_limit);
   int woken = -1;
   s.run([&](idle_carrier_script& d) {
     schedule.build(d);
     woken = d.unlock();
   });
-  EXPECT_EQ(woken, 4);  // not the oldest, LT 2
   EXPECT_TRUE(s.every_started_lt_acquired());
+  return woken;
+}
+
+TEST(adaptive_mutex, unlock_wakes_a_waiter_of_a_carrier_left_without_awake_waiters_before_the_oldest) {
+  EXPECT_EQ(woken_after(idle_carrier_schedule{}), 4);  // not the oldest, LT 2
 }
 
 TEST(adaptive_mutex, unlock_wakes_the_oldest_waiter_while_every_carrier_has_an_awake_one) {
   // The control: LT 3 stays on carrier 2, awake, so the oldest is woken.
   idle_carrier_schedule schedule;
   schedule.leave_carrier_2_idle = false;
-  idle_carrier_script s(schedule.carriers(), schedule.barge_limit);
-  int woken = -1;
-  s.run([&](idle_carrier_script& d) {
-    schedule.build(d);
-    woken = d.unlock();
-  });
-  EXPECT_EQ(woken, 2);
-  EXPECT_TRUE(s.every_started_lt_acquired());
+  EXPECT_EQ(woken_after(schedule), 2);
 }
 
 // The out-of-turn waiter is the queue's last node (queue: LT 2 on the
