@@ -580,6 +580,10 @@ class idle_carrier_script {
   }
   bool parked(unsigned lt) { return R::suspended[handle_of_[lt]]; }
   unsigned suspends_of(unsigned lt) { return R::suspends_of[handle_of_[lt]]; }
+  unsigned yields_of(unsigned lt) { return R::yields_of[handle_of_[lt]]; }
+  void hold_queue_guard() { access::hold_queue_guard(m_); }
+  void release_queue_guard() { access::release_queue_guard(m_); }
+  bool reserved_for_woken() const { return access::reserved_for_woken(m_); }
   std::uint32_t barges() const { return access::barges(m_); }
   std::uint32_t awake_on_carrier(unsigned carrier) { return access::awake_on_carrier(m_, carrier); }
   std::vector<unsigned> queue_carriers() const { return access::queue_carriers(m_); }
@@ -894,6 +898,56 @@ TEST(adaptive_mutex, unlock_wakes_or_hands_the_lock_to_the_oldest_waiter_while_a
   EXPECT_EQ(woken_by_an_unlock_with_barges(/*barge_limit=*/0, /*barges_first=*/0), 2);
   // The control.
   EXPECT_EQ(woken_by_an_unlock_with_barges(/*barge_limit=*/2, /*barges_first=*/1), 4);
+}
+
+// A woken waiter that loses re-parks, and a hand-off may come due while it
+// is on its way into the queue: then park() finds the word reserved for it
+// and takes the lock instead of suspending (nobody would wake it: the word
+// stays locked for the woken waiter, which alone may take it). The schedule
+// with barge limit 1 and every carrier awake: LT 0's unlock() wakes LT 2, the
+// oldest (not due: no barge yet), and LT 0 re-takes the word at once, a
+// barge, and takes the queue's guard. LT 2 runs, fails (WOKEN_LOST), finds
+// LT 1 awake on its carrier and re-parks; in park() it waits for the guard,
+// yielding. LT 0 releases and re-takes the word until the barges reach the
+// patience limit (barge limit x patience_factor), each unlock() freeing the
+// word (WOKEN_LOST is gone, so the woken waiter has not "run" for the
+// hand-off rule until then), and the next one reserves it for LT 2. LT 0
+// releases the guard: LT 2 must take the lock there, in its turn (the barge
+// count restarts), with no second suspend. (With park()'s reserved-word
+// branch deleted, LT 2 parks at the front under a word reserved for it,
+// nobody wakes it, the competing LTs never get the word, and the watchdog
+// fires.)
+TEST(adaptive_mutex, a_woken_waiter_re_parking_takes_the_lock_when_it_finds_the_word_reserved_for_it) {
+  idle_carrier_schedule schedule;
+  schedule.leave_carrier_2_idle = false;
+  schedule.barge_limit = 1;
+  const std::uint32_t patience = schedule.barge_limit * adaptive_mutex<scripted_carriers_runtime>::patience_factor;
+  idle_carrier_script s(schedule.carriers(), schedule.barge_limit);
+  bool reserved = false;
+  s.run([&](idle_carrier_script& d) {
+    schedule.build(d);
+    EXPECT_EQ(d.unlock(), 2);
+    d.lock();
+    d.hold_queue_guard();
+    const unsigned yields = d.yields_of(2);
+    EXPECT_TRUE(d.yield_until([&] { return d.yields_of(2) > yields; })) << "LT 2 never reached the guard";
+    EXPECT_FALSE(d.parked(2));
+    while (d.barges() < patience) {
+      EXPECT_EQ(d.unlock(), -1);
+      EXPECT_FALSE(d.reserved_for_woken());
+      d.lock();
+    }
+    EXPECT_EQ(d.unlock(), -1);  // reserves the word for LT 2, resumes nobody
+    reserved = d.reserved_for_woken();
+    d.release_queue_guard();
+    EXPECT_TRUE(d.yield_until([&] { return !d.acquired_by.empty(); }));
+  });
+  EXPECT_TRUE(reserved);
+  EXPECT_TRUE(s.every_started_lt_acquired());
+  ASSERT_FALSE(s.acquired_by.empty());
+  EXPECT_EQ(s.acquired_by.front(), 2u);
+  EXPECT_EQ(s.barges_at_acquisition[2], 0);  // in its turn
+  EXPECT_EQ(s.suspends_of(2), 1u);           // its first park only
 }
 
 // The head on another carrier than the holder's: the schedule with LTs 1

@@ -33,6 +33,25 @@ struct adaptive_mutex_access {
   template <class M>
   static constexpr unsigned awake_carrier_slots = M::awake_counts::carrier_slots;
 
+  // The queue's guard, taken and released by a test that scripts a schedule
+  // on one real carrier: a waiter that reaches park() meanwhile yields in
+  // guard_lock() until the test releases it (the guard is held only for a
+  // few pointer writes otherwise, never across a yield, so without this no
+  // such LT could be caught there).
+  template <class M>
+  static void hold_queue_guard(M& m) {
+    m.guard_lock();
+  }
+  template <class M>
+  static void release_queue_guard(M& m) {
+    m.guard_unlock();
+  }
+  // Whether unlock() keeps the word locked for the woken waiter (RESERVED).
+  template <class M>
+  static bool reserved_for_woken(const M& m) {
+    return (m.word_.load(std::memory_order_relaxed) & M::reserved) != 0;
+  }
+
   // Read-only views of the waiter protocol's state, for tests that script a
   // schedule on one real carrier: read them from the LT that runs, while the
   // others sit in a yield or suspended (nothing changes meanwhile).
