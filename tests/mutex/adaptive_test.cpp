@@ -584,6 +584,9 @@ class idle_carrier_script {
   void hold_queue_guard() { access::hold_queue_guard(m_); }
   void release_queue_guard() { access::release_queue_guard(m_); }
   bool reserved_for_woken() const { return access::reserved_for_woken(m_); }
+  void set_sampled_averages(std::int64_t hold_ns, std::int64_t wake_up_ns) {
+    access::set_sampled_averages(m_, hold_ns, wake_up_ns);
+  }
   std::uint32_t barges() const { return access::barges(m_); }
   std::uint32_t awake_on_carrier(unsigned carrier) { return access::awake_on_carrier(m_, carrier); }
   std::vector<unsigned> queue_carriers() const { return access::queue_carriers(m_); }
@@ -948,6 +951,80 @@ TEST(adaptive_mutex, a_woken_waiter_re_parking_takes_the_lock_when_it_finds_the_
   EXPECT_EQ(s.acquired_by.front(), 2u);
   EXPECT_EQ(s.barges_at_acquisition[2], 0);  // in its turn
   EXPECT_EQ(s.suspends_of(2), 1u);           // its first park only
+}
+
+// Where idle carriers do not steal, a waiter that the competition bound
+// parked (its checks were slow: a ready-queue round of other LTs' work) is
+// woken beside a woken waiter that has not run yet, as a competing waiter.
+// LTs 2, 4 and 5 on carrier 0, beside the holder LT 0. LT 5 fails once and
+// is held back: counted competing and awake on carrier 0, it keeps LTs 2
+// and 4 from being its last awake waiter. With holds timed shorter than
+// wake-ups, LT 2 and then LT 4 compete while LT 0 sleeps 400 us before each
+// of its yields, so each has competed over 1 ms by its 4th failed check,
+// and parks there (queue: 2, 4). LT 0's unlock() wakes LT 2, the oldest
+// (WOKEN); LT 0 re-takes the word at once, before LT 2 runs, and its next
+// unlock() also wakes LT 4, counted competing. LT 2 acquires in its turn
+// (the barge count restarts), and LT 4 right after it, a barge past LT 5.
+// The control: with no holds timed, LTs 2 and 4 park at their first failed
+// check behind LT 5, not by the bound, and the second unlock() wakes
+// nobody; LT 4 is woken by LT 2's unlock(), in its turn. (With the wake
+// beside the woken waiter deleted from unlock_slow(), the first case's
+// second unlock() woke nobody either.)
+struct wake_beside_the_woken {
+  int first_woken = -1;
+  int second_woken = -1;
+  std::vector<unsigned> acquired_by;
+  long barges_of_lt_4 = -1;  // the barge count right after LT 4 acquired
+  unsigned suspends_of_lt_4 = 0;
+};
+wake_beside_the_woken wakes_when_the_oldest_waiter_was_parked(bool by_the_competition_bound) {
+  idle_carrier_script s({0, 1, 0, 1, 0, 0, 1}, adaptive_mutex<scripted_carriers_runtime>::default_barge_limit);
+  wake_beside_the_woken r;
+  s.run([&](idle_carrier_script& d) {
+    if (by_the_competition_bound) d.set_sampled_averages(/*hold_ns=*/1'000, /*wake_up_ns=*/1'000'000'000);
+    d.start(5, /*parks=*/false);
+    d.hold_back({5});
+    for (const unsigned lt : {2u, 4u}) {
+      d.start(lt, /*parks=*/!by_the_competition_bound);
+      for (int i = 0; i < 64 && !d.parked(lt); ++i) {
+        std::this_thread::sleep_for(400us);  // the waiter's next check comes 400 us later
+        idle_carrier_script::yield_until([] { return false; }, 1);
+      }
+      EXPECT_TRUE(d.parked(lt)) << "LT " << lt;
+    }
+    EXPECT_EQ(d.queue_carriers(), (std::vector<unsigned>{0, 0}));
+    r.first_woken = d.unlock();
+    d.lock();
+    r.second_woken = d.unlock();
+    EXPECT_TRUE(d.yield_until([&] { return d.acquired_by.size() >= 2; }));
+  });
+  EXPECT_TRUE(s.every_started_lt_acquired());
+  r.acquired_by = s.acquired_by;
+  r.barges_of_lt_4 = s.barges_at_acquisition[4];
+  r.suspends_of_lt_4 = s.suspends_of(4);
+  return r;
+}
+
+TEST(adaptive_mutex, unlock_wakes_a_waiter_parked_by_the_competition_bound_beside_a_woken_one_that_has_not_run) {
+  const wake_beside_the_woken r = wakes_when_the_oldest_waiter_was_parked(/*by_the_competition_bound=*/true);
+  EXPECT_EQ(r.first_woken, 2);
+  EXPECT_EQ(r.second_woken, 4);
+  ASSERT_GE(r.acquired_by.size(), 2u);
+  EXPECT_EQ(r.acquired_by[0], 2u);
+  EXPECT_EQ(r.acquired_by[1], 4u);
+  EXPECT_EQ(r.barges_of_lt_4, 1);  // a barge: it was woken as a competing waiter
+  EXPECT_EQ(r.suspends_of_lt_4, 1u);
+}
+
+TEST(adaptive_mutex, unlock_wakes_nobody_beside_a_woken_waiter_when_the_oldest_parked_behind_another) {
+  const wake_beside_the_woken r = wakes_when_the_oldest_waiter_was_parked(/*by_the_competition_bound=*/false);
+  EXPECT_EQ(r.first_woken, 2);
+  EXPECT_EQ(r.second_woken, -1);
+  ASSERT_GE(r.acquired_by.size(), 2u);
+  EXPECT_EQ(r.acquired_by[0], 2u);
+  EXPECT_EQ(r.acquired_by[1], 4u);
+  EXPECT_EQ(r.barges_of_lt_4, 0);  // woken by LT 2's unlock(), in its turn
+  EXPECT_EQ(r.suspends_of_lt_4, 1u);
 }
 
 // The head on another carrier than the holder's: the schedule with LTs 1

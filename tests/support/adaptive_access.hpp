@@ -46,6 +46,13 @@ struct adaptive_mutex_access {
   static void release_queue_guard(M& m) {
     m.guard_unlock();
   }
+  // Sets the sampled averages of holds and wake-ups, which the waiters'
+  // rules weigh (the samples taken later move them by at most 3/8 each).
+  template <class M>
+  static void set_sampled_averages(M& m, std::int64_t hold_ns, std::int64_t wake_up_ns) {
+    m.hold_ns_.store(hold_ns, std::memory_order_relaxed);
+    m.wake_up_ns_.store(wake_up_ns, std::memory_order_relaxed);
+  }
   // Whether unlock() keeps the word locked for the woken waiter (RESERVED).
   template <class M>
   static bool reserved_for_woken(const M& m) {

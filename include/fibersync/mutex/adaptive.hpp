@@ -29,7 +29,10 @@
 //   the first of the next 8 waiters whose carrier has no awake waiter
 //   left, while the oldest one's carrier has one (or is the holder's) and
 //   no hand-off is due; that acquisition counts as passing the queue, and
-//   that waiter re-parks at the back. After `barge_limit` acquisitions
+//   that waiter re-parks at the back. There too, while the woken waiter has
+//   not yet run, it wakes the oldest one beside it, as a competing waiter,
+//   if that one was parked by the competition bound (a waiter a ready-queue
+//   round from running). After `barge_limit` acquisitions
 //   made while others waited, unlock() hands the lock to the woken (or
 //   oldest parked) waiter if it has run and lost the word since its wake
 //   (Go's rule); one that has not run may be a ready-queue round away, so
@@ -380,6 +383,8 @@ class adaptive_mutex {
     bool handed_lock = false;  // written before the grant: the lock is ours
     bool lost = false;         // re-parked after a wake (it lost once); under guard_
     bool out_of_turn = false;  // woken ahead of the oldest (unlink_waiter_of_idle_carrier()): not a turn
+    bool parked_long = false;  // parked by the competition bound (competed_long()); written by its owner in park()
+    bool woken_competing = false;  // woken beside the woken waiter (wakes_beside_woken): counted as competing
     std::int64_t granted_at = 0;  // clock_ns() at the grant, if this wake-up is timed
     word_type place = 0;       // own_place() when it parked: noted in the word if handed the lock
     node* next = nullptr;      // queue link, under guard_
@@ -678,6 +683,8 @@ class adaptive_mutex {
     node* self = nullptr;
     bool was_woken = false;  // we hold WOKEN and must clear it (by acquiring or re-parking)
     bool lost = false;       // we set WOKEN_LOST and must clear it with WOKEN
+    bool woken_beside = false;  // woken while another held WOKEN: counted as competing (wakes_beside_woken)
+    bool parks_long = false;    // our last failed check would park us by the competition bound
     if (count_in()) return acquired(nullptr, false);
     for (;;) {
       carrier_seat seat = awake_.sit_down();  // awake: competing, or woken
@@ -748,6 +755,7 @@ class adaptive_mutex {
           park_behind_others = park_behind_others && !holds_are_short();
         } else {
           const bool long_competition = competed_long(w.failures(), competing_since);  // reads the clock first
+          parks_long = long_competition;
           park_behind_others = park_behind_others && (w.failures() + 1 >= long_wait_checks || long_competition ||
                                                       !holds_are_shorter_than_own_carrier_wake_ups());
         }
@@ -765,8 +773,8 @@ class adaptive_mutex {
         word_.fetch_sub(woken_lost, std::memory_order_relaxed);
         lost = false;
       }
-      if (!park(self, was_woken)) {
-        was_woken = false;  // counted as competing again: the word was free
+      if (!park(self, was_woken, woken_beside, parks_long)) {
+        was_woken = woken_beside = false;  // counted as competing again: the word was free
         continue;
       }
       if (self->handed_lock) {
@@ -775,7 +783,8 @@ class adaptive_mutex {
         if (self->out_of_turn) note_barge();
         return acquired(self, /*after_waiting_our_turn=*/!self->out_of_turn);
       }
-      was_woken = true;
+      woken_beside = self->woken_competing;
+      was_woken = !woken_beside;
     }
   }
 
@@ -848,16 +857,20 @@ class adaptive_mutex {
   // Moves self from competing (or woken) to parked and waits for unlock()
   // to wake it. Returns false without waiting if the word was free by then:
   // self is counted as competing again. A waiter woken in its turn re-parks
-  // at the front, so it keeps its turn; one woken out of turn
+  // at the front, so it keeps its turn, and so does one woken beside the
+  // woken waiter (it was next: wakes_beside_woken); one woken out of turn
   // (unlink_waiter_of_idle_carrier()) had no turn to keep and re-parks at
   // the back. If the word was reserved for a woken waiter meanwhile, it
-  // takes the lock instead (handed_lock).
-  bool park(node* self, bool was_woken) {
+  // takes the lock instead (handed_lock). `parks_long`: the competition
+  // bound parks it (see wakes_beside_woken).
+  bool park(node* self, bool was_woken, bool woken_beside = false, bool parks_long = false) {
     // out_of_turn is left as it is: unlock_slow() writes it before every
     // grant, and it is read only after one. Cleared here, it would make a
     // woken-out-of-turn waiter that finds the word reserved below take it
     // as its turn, and restart the oldest waiter's count of barges.
-    const bool at_front = was_woken && !self->out_of_turn;
+    const bool at_front = (was_woken && !self->out_of_turn) || woken_beside;
+    self->parked_long = parks_long;
+    self->woken_competing = false;
     self->flag.reset();
     self->handed_lock = false;
     self->lost = at_front;
@@ -937,6 +950,8 @@ class adaptive_mutex {
     // hand-off, or free it when there is nobody to wake (nobody parked, or a
     // woken waiter already competes).
     node* n = nullptr;
+    bool beside_woken = false;    // n is woken as a competing waiter, beside the woken one
+    bool no_wake_beside = false;  // the oldest was not parked by the competition bound
     for (;;) {
       if (due && (w & woken) != 0 && woken_ran(w)) {
         // The woken waiter has waited longest (it left the front of the
@@ -952,9 +967,12 @@ class adaptive_mutex {
         }
         continue;
       }
-      if (!has_parked(w) || (w & woken) != 0 || (wake_up_is_wasted(w) && !due)) {
-        // Nobody to wake, a woken one that has not run, or a wake-up that a
-        // competing waiter would make useless.
+      const bool may_wake_beside = wakes_beside_woken && !no_wake_beside && !due && has_parked(w) &&
+                                   (w & (woken | woken_lost)) == woken;
+      if (!has_parked(w) || ((w & woken) != 0 && !may_wake_beside) || (wake_up_is_wasted(w) && !due)) {
+        // Nobody to wake, a woken one that has not run (unless the oldest
+        // parked one may be woken beside it), or a wake-up that a competing
+        // waiter would make useless.
         if (word_.compare_exchange_weak(w, w & ~(locked | place_mask), std::memory_order_release,
                                         std::memory_order_relaxed)) {
           if (yield_due && (has_awake(w) || uncounted)) R::yield();
@@ -972,7 +990,19 @@ class adaptive_mutex {
       // can be empty here: then look at the word again.
       guard_lock();
       n = head_;
-      if (n != nullptr) break;
+      if (n != nullptr) {
+        if constexpr (!wakes_beside_woken) break;
+        // Under the guard, with the lock held, WOKEN cannot change: only a
+        // holder sets it, and the woken waiter clears it by acquiring or,
+        // under the guard, by re-parking. WOKEN_LOST can, which is harmless.
+        w = word_.load(std::memory_order_relaxed);
+        if ((w & woken) == 0) break;
+        if (n->parked_long && (w & woken_lost) == 0) {
+          beside_woken = true;
+          break;
+        }
+        no_wake_beside = true;  // free the word as before
+      }
       guard_unlock();
       w = word_.load(std::memory_order_relaxed);
     }
@@ -981,7 +1011,7 @@ class adaptive_mutex {
     // a waiter that parks now queues (the word is locked). The count is one
     // more than the queue's length from the pop below to the RMW after it;
     // only a holder relies on it, and we hold the lock.
-    node* const ahead_of_turn = due ? nullptr : unlink_waiter_of_idle_carrier(n);
+    node* const ahead_of_turn = due || beside_woken ? nullptr : unlink_waiter_of_idle_carrier(n);
     if (ahead_of_turn != nullptr) {
       n = ahead_of_turn;
     } else {
@@ -990,9 +1020,15 @@ class adaptive_mutex {
     }
     guard_unlock();
     n->out_of_turn = ahead_of_turn != nullptr;  // read by n after the grant
+    n->woken_competing = beside_woken;          // likewise
     const bool hand_to_n = due && (overdue || n->lost);
     n->granted_at = start_wake_up();
-    if (hand_to_n) {
+    if (beside_woken) {
+      // Free the word, move n from parked to competing (WOKEN stays the
+      // other's), clear our place: one add, as below.
+      // release: pairs with the acquire CAS of the next holder.
+      word_.fetch_add(competing_one - parked_one - locked - (w & place_mask), std::memory_order_release);
+    } else if (hand_to_n) {
       // The word stays LOCKED: ownership passes to n, whose grant below
       // carries our critical section (release/acquire on its flag).
       n->handed_lock = true;
@@ -1033,6 +1069,24 @@ class adaptive_mutex {
   // carriers the choice is a guess, never a wrong turn. Returns the waiter,
   // out of the queue, or nullptr.
   static constexpr unsigned idle_carrier_lookahead = 8;
+
+  // Where idle carriers do not steal (and LTs are not time-sliced), one
+  // woken waiter at a time drains the queue slowly when each woken waiter
+  // is a ready-queue round of other LTs' work from running: in
+  // low-contention at 32-64 LTs (384 us of work per LT, 6-12 ms a round)
+  // one parked waiter a round, while competing ones barge. The competition
+  // bound (competed_long()) parks exactly such waiters. So while the woken
+  // waiter has not run yet (no WOKEN_LOST) and no hand-off is due, unlock()
+  // also wakes the oldest parked waiter if the bound parked it, as a
+  // competing waiter (not WOKEN): its acquisition counts as a barge, and
+  // if it loses it re-parks at the front, the place it had. Measured
+  // (docs/ADAPTIVE.md, finding 40): low-contention on Boost.Fiber at 64 LTs,
+  // Jain index 0.30 -> 0.55 and 99th-percentile wait 103 -> 86 ms, at 32
+  // LTs 0.92 -> 0.96 and 43 -> 32 ms; on Argobots at 32 LTs 0.84 -> 0.97;
+  // throughput level. Waiters parked for any other reason (a park at the
+  // first failed check behind another, high-contention, hot-handover)
+  // never are: there a second wake-up is a cost on the critical path.
+  static constexpr bool wakes_beside_woken = !idle_carriers_steal_v<R> && !preemptive_v<R>;
   node* unlink_waiter_of_idle_carrier(node* head) noexcept {
     // Not where idle carriers steal (nothing idles), nor where LTs are
     // time-sliced (their places are CPUs, not the carriers the counts use).
