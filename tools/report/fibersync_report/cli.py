@@ -77,6 +77,8 @@ def _cmd_rank(args: argparse.Namespace) -> int:
     from .load import LoadError, load_results
     from .rank import format_rank, rank
 
+    if not args.by_phase and (args.fast_below is not None or args.slow_above is not None):
+        return _error("--fast-below and --slow-above need --by-phase")
     try:
         results = load_results(args.results)
     except LoadError as exc:
@@ -91,8 +93,9 @@ def _cmd_rank(args: argparse.Namespace) -> int:
         after = f" (after --ignore {','.join(ignore)})" if ignore else ""
         return _error(f"no configuration has {args.mutex} and another fibersync mutex{after}")
     header = ""
+    runs, probed = results.runs, results.runs  # the runs behind the rows; every run of the inputs
     if args.remeasured:
-        from .rank import replace_remeasured
+        from .rank import remeasured_runs, replace_remeasured
 
         try:
             again = load_results(args.remeasured)
@@ -102,10 +105,29 @@ def _cmd_rank(args: argparse.Namespace) -> int:
         if not remeasured:
             return _error(f"--remeasured: no configuration has {args.mutex} and another fibersync mutex")
         rows, replaced = replace_remeasured(rows, remeasured)
+        runs, probed = remeasured_runs(results.runs, again.runs, remeasured), results.runs + again.runs
         header = (
             f"{len(remeasured)} configuration{'s' if len(remeasured) != 1 else ''} measured again (--remeasured): "
             f"{replaced} in place of their first results, {len(remeasured) - replaced} not in them\n"
         )
+    by_phase = ""
+    if args.by_phase:  # before any file is written: its errors leave none
+        from .load import line_round_trip
+        from .rank import format_by_phase, rank_by_phase
+
+        try:
+            phased = rank_by_phase(
+                runs,
+                rows,
+                args.mutex,
+                ignore,
+                [ns for ns in map(line_round_trip, probed) if ns is not None],
+                args.fast_below,
+                args.slow_above,
+            )
+        except LoadError as exc:
+            return _error(f"--by-phase: {exc}")
+        by_phase = "\n" + format_by_phase(phased, args.mutex, worst=args.worst)
     if args.plot:
         from .rank import write_rank_figure
 
@@ -120,7 +142,7 @@ def _cmd_rank(args: argparse.Namespace) -> int:
             write_recheck_plan(recheck_plan(rows, args.mutex), args.recheck)
         except ValueError as exc:
             return _error(str(exc))
-    sys.stdout.write(header + format_rank(rows, args.mutex, worst=args.worst, ignored=ignore))
+    sys.stdout.write(header + format_rank(rows, args.mutex, worst=args.worst, ignored=ignore) + by_phase)
     return EXIT_OK
 
 
@@ -216,6 +238,24 @@ def _positive_float(text: str) -> float:
     return value
 
 
+def _threshold_options(p: argparse.ArgumentParser, fast: str, slow: str) -> None:
+    """--fast-below and --slow-above, the thresholds of phases.thresholds();
+    `fast` and `slow` say what is fast and slow (ending in 'at most' and 'at least')."""
+    p.add_argument(
+        "--fast-below",
+        type=_positive_float,
+        metavar="NS",
+        help=f"{fast} NS (default: the lower side of the widest gap between two phases of the probes, else "
+        "1.5x the lowest probe)",
+    )
+    p.add_argument(
+        "--slow-above",
+        type=_positive_float,
+        metavar="NS",
+        help=f"{slow} NS (default: the upper side of that gap, else 3x the lowest probe)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
@@ -292,6 +332,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="also write, as JSON, the configurations worth measuring again (interval not clearly within 10%%, "
         "or below the library) with the fibersync-bench arguments that run them",
     )
+    p.add_argument(
+        "--by-phase",
+        action="store_true",
+        help="also rank within each phase of the machine (fast or slow line round trip, timed by the bench "
+        "before each run: line_round_trip_ns), each ratio from the runs of one phase alone",
+    )
+    _threshold_options(
+        p,
+        "with --by-phase, a run is fast when the round trip before it is at most",
+        "with --by-phase, a run is slow when the round trip before it is at least",
+    )
     p.set_defaults(func=_cmd_rank)
 
     p = sub.add_parser(
@@ -334,19 +385,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("directory", metavar="DIR", help="the output directory of scripts/phase-ab.sh")
     p.add_argument("--baseline", default="ttas", help="the mutex every ratio is to (default: ttas)")
-    p.add_argument(
-        "--fast-below",
-        type=_positive_float,
-        metavar="NS",
-        help="a cycle is fast when both its probes are at most NS (default: the lower side of the widest "
-        "gap between two phases of the probes, else 1.5x the lowest probe)",
-    )
-    p.add_argument(
-        "--slow-above",
-        type=_positive_float,
-        metavar="NS",
-        help="a cycle is slow when both its probes are at least NS (default: the upper side of that gap, "
-        "else 3x the lowest probe)",
+    _threshold_options(
+        p, "a cycle is fast when both its probes are at most", "a cycle is slow when both its probes are at least"
     )
     p.set_defaults(func=_cmd_phases)
 

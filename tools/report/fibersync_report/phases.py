@@ -86,6 +86,31 @@ def default_thresholds(round_trips: Sequence[float]) -> tuple[float, float]:
     return FAST_FACTOR * lowest, SLOW_FACTOR * lowest
 
 
+def thresholds(
+    round_trips: Sequence[float], fast_below: float | None = None, slow_above: float | None = None
+) -> tuple[float, float]:
+    """(fast_below, slow_above): each the one given, else default_thresholds()'
+    for these probes (which must then be some); a LoadError unless the fast
+    threshold is below the slow one."""
+    if fast_below is None or slow_above is None:
+        default_fast, default_slow = default_thresholds(round_trips)
+        fast_below = default_fast if fast_below is None else fast_below
+        slow_above = default_slow if slow_above is None else slow_above
+    if fast_below >= slow_above:
+        raise LoadError(f"the fast threshold ({fast_below:g} ns) must be below the slow one ({slow_above:g} ns)")
+    return fast_below, slow_above
+
+
+def phase_of(round_trips: Sequence[float], fast_below: float, slow_above: float) -> str:
+    """'fast' where every probe is at most fast_below, 'slow' where every one
+    is at least slow_above, else 'mixed'."""
+    if max(round_trips) <= fast_below:
+        return "fast"
+    if min(round_trips) >= slow_above:
+        return "slow"
+    return "mixed"
+
+
 def read_probes(path: Path) -> dict[int, tuple[float, float]]:
     """phases.tsv: one line per cycle, ``cycle before_ns after_ns``."""
     try:
@@ -150,20 +175,11 @@ def split(directory: str | Path, baseline: str, fast_below: float | None = None,
         own = [line_round_trip(run) for run in groups[(key, cycle)]]
         return [ns for ns in own if ns is not None] if all(ns is not None for ns in own) else list(probes[cycle])
 
-    default_fast, default_slow = default_thresholds(
-        [ns for p in probes.values() for ns in p] + [ns for runs in groups.values() for ns in map(line_round_trip, runs) if ns]
+    fast_below, slow_above = thresholds(
+        [ns for p in probes.values() for ns in p] + [ns for runs in groups.values() for ns in map(line_round_trip, runs) if ns],
+        fast_below,
+        slow_above,
     )
-    fast_below = default_fast if fast_below is None else fast_below
-    slow_above = default_slow if slow_above is None else slow_above
-    if fast_below >= slow_above:
-        raise LoadError(f"the fast threshold ({fast_below:g} ns) must be below the slow one ({slow_above:g} ns)")
-
-    def phase_of(round_trips: Sequence[float]) -> str:
-        if max(round_trips) <= fast_below:
-            return "fast"
-        if min(round_trips) >= slow_above:
-            return "slow"
-        return "mixed"
 
     # (point, phase) -> cycle -> mutex -> throughput; and the probes each stands on.
     table: dict[tuple, dict[int, dict[str, float]]] = {}
@@ -171,7 +187,7 @@ def split(directory: str | Path, baseline: str, fast_below: float | None = None,
     placed = {"fast": 0, "slow": 0, "mixed": 0}
     for (key, cycle), runs in groups.items():
         round_trips = group_probes(key, cycle)
-        phase = phase_of(round_trips)
+        phase = phase_of(round_trips, fast_below, slow_above)
         placed[phase] += 1
         if phase == "mixed":
             continue
@@ -209,7 +225,7 @@ def split(directory: str | Path, baseline: str, fast_below: float | None = None,
     rows.sort(key=lambda r: (_describe(r.point), r.phase))
     counts = {"fast": 0, "slow": 0, "mixed": 0}
     for cycle in probes:
-        counts[phase_of(probes[cycle])] += 1
+        counts[phase_of(probes[cycle], fast_below, slow_above)] += 1
     return Phases(rows, fast_below, slow_above, counts, placed)
 
 

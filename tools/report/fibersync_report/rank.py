@@ -61,6 +61,17 @@ phase the configuration was measured in (docs/bench.md).
 A sweep's doubtful configurations are measured again with more repetitions
 (scripts/recheck-adaptive.sh); ``--remeasured`` ranks the sweep with each
 such configuration's row taken from the second measurement instead.
+
+The machine's phase can also be taken out of the comparison
+(``--by-phase``, rank_by_phase()): each run is fast or slow by the round
+trip timed before it (the thresholds of ``fibersync-report phases``, over
+every probe of the inputs), and each configuration is ranked again within
+each phase from that phase's runs alone. On our EPYC VM a lock's ratio to
+another differs by phase (0.97 fast, 0.88 slow), so a configuration whose
+chosen mutex ran mostly in the slow phase and whose library ran in the
+fast one looks below the library over all runs without being below it in
+either phase. Below in every phase where both ran is the finding that the
+phases do not explain.
 """
 
 from __future__ import annotations
@@ -74,7 +85,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .load import BASELINE_MUTEX, POINT_KEYS, Results, line_round_trip, point_key
+from .load import BASELINE_MUTEX, POINT_KEYS, LoadError, Results, line_round_trip, point_key
 
 
 @dataclass
@@ -162,6 +173,238 @@ def replace_remeasured(rows: Sequence[RankRow], remeasured: Sequence[RankRow]) -
     replaced = len(remeasured) - len(again)  # what is left in `again` was not in the sweep
     merged += again.values()
     return merged, replaced
+
+
+def remeasured_runs(
+    runs: Sequence[dict[str, Any]], again: Sequence[dict[str, Any]], remeasured: Sequence[RankRow]
+) -> list[dict[str, Any]]:
+    """The runs behind replace_remeasured(rows, remeasured): `runs` (a
+    sweep's) less those of every configuration that `remeasured` (ranked
+    from the runs `again`) has a row for, plus `again`'s runs of those
+    configurations. A configuration that `again` has but could not rank is
+    not taken from it, as replace_remeasured() takes only rows."""
+    keys = {point_key(r.point) for r in remeasured}
+    return [r for r in runs if point_key(r) not in keys] + [r for r in again if point_key(r) in keys]
+
+
+#: The machine's phases that rank_by_phase() compares in, in printed order.
+PHASES = ("fast", "slow")
+
+
+@dataclass
+class PhaseCell:
+    """A configuration's runs in one phase of the machine: the medians of
+    those runs alone, so that each ratio compares runs made at the same core
+    to core latency."""
+
+    subject: float  # median throughput of the chosen mutex's runs in the phase
+    best_other: str | None  # the other fibersync mutex with the best median in the phase; None: none ran in it
+    best_other_value: float | None
+    library: float | None  # the library's median in the phase; None: it did not run in it
+
+    @property
+    def vs_best(self) -> float | None:
+        if self.best_other_value is None:
+            return None
+        return self.subject / self.best_other_value if self.best_other_value > 0 else float("inf")
+
+    @property
+    def vs_library(self) -> float | None:
+        if self.library is None or self.library <= 0:
+            return None
+        return self.subject / self.library
+
+
+@dataclass
+class PhaseRankRow:
+    row: RankRow  # the configuration's row of the ranking (all its runs)
+    cells: dict[str, PhaseCell]  # phase -> its runs there, for the phases in which the chosen mutex ran
+
+
+@dataclass
+class ByPhase:
+    """rank_by_phase()'s answer, with what format_by_phase() says of how the
+    runs were placed."""
+
+    rows: list[PhaseRankRow]
+    fast_below: float
+    slow_above: float
+    given: tuple[bool, bool]  # whether fast_below, slow_above were given rather than derived from the probes
+    probes: int  # the probes the default thresholds stand on
+    runs: dict[str, int]  # runs of the ranked configurations per phase ("fast", "slow", "unplaced")
+
+
+def rank_by_phase(
+    runs: Sequence[dict[str, Any]],
+    rows: Sequence[RankRow],
+    subject: str,
+    ignore: Sequence[str] = (),
+    round_trips: Sequence[float] | None = None,
+    fast_below: float | None = None,
+    slow_above: float | None = None,
+) -> ByPhase:
+    """The configurations of `rows` (rank()'s, or replace_remeasured()'s,
+    with `runs` the runs they stand on) ranked again within each phase of
+    the machine. A run is fast when the line round trip the bench timed
+    before it is at most `fast_below`, slow when it is at least
+    `slow_above`, and unplaced otherwise (between the two, or no probe).
+    The thresholds default to phases.default_thresholds() of `round_trips`
+    (default: every probe of `runs`), which must hold some probe: without
+    one no run has a phase. A LoadError if not, or if the fast threshold
+    is not below the slow one.
+
+    A lock's ratio to another can differ by phase (0.97 fast, 0.88 slow),
+    so a configuration whose chosen mutex ran in the slow phase and whose
+    library ran in the fast one is compared unfairly by its medians over
+    all runs; within one phase both sides ran at the same latency."""
+    from .phases import phase_of, thresholds  # phases imports this module
+
+    if round_trips is None:
+        round_trips = [ns for ns in map(line_round_trip, runs) if ns is not None]
+    if not round_trips:
+        raise LoadError("no run has line_round_trip_ns (the line's round trip the bench times before each run)")
+    given = (fast_below is not None, slow_above is not None)
+    fast_below, slow_above = thresholds(round_trips, fast_below, slow_above)
+
+    ignored = {ignore} if isinstance(ignore, str) else set(ignore)
+    ranked = {point_key(r.point): r for r in rows}
+    # (configuration, phase) -> mutex -> throughputs of its runs in that phase.
+    values: dict[tuple, dict[str, list[float]]] = {}
+    counts = {"fast": 0, "slow": 0, "unplaced": 0}
+    for run in runs:
+        value = run.get("throughput_per_ms")
+        key = point_key(run)
+        if key not in ranked or run.get("mutex") in (None, *ignored) or not isinstance(value, (int, float)):
+            continue
+        ns = line_round_trip(run)
+        phase = "unplaced" if ns is None else phase_of([ns], fast_below, slow_above)
+        phase = "unplaced" if phase == "mixed" else phase
+        counts[phase] += 1
+        if phase != "unplaced":
+            values.setdefault((key, phase), {}).setdefault(run["mutex"], []).append(float(value))
+
+    phase_rows = []
+    for key, row in ranked.items():
+        cells = {}
+        for phase in PHASES:
+            by_mutex = values.get((key, phase), {})
+            if subject not in by_mutex:
+                continue
+            medians = {m: statistics.median(v) for m, v in by_mutex.items()}
+            others = {m: v for m, v in medians.items() if m not in (subject, BASELINE_MUTEX)}
+            best = max(sorted(others), key=others.get, default=None)
+            cells[phase] = PhaseCell(medians[subject], best, others.get(best), medians.get(BASELINE_MUTEX))
+        phase_rows.append(PhaseRankRow(row, cells))
+    return ByPhase(phase_rows, fast_below, slow_above, given, len(round_trips), counts)
+
+
+def _phase_ratios(row: PhaseRankRow, ratio: str, with_best: bool = False) -> str:
+    """'fast 0.95, slow 0.88' (`ratio`: "vs_best" or "vs_library"), 'n/a'
+    for a phase without that ratio, each to best followed by its best other."""
+    parts = []
+    for phase in PHASES:
+        cell = row.cells.get(phase)
+        value = None if cell is None else getattr(cell, ratio)
+        if value is None:
+            parts.append(f"{phase} n/a")
+        else:
+            parts.append(f"{phase} {value:.2f}" + (f" ({cell.best_other})" if with_best else ""))
+    return ", ".join(parts)
+
+
+def _below_everywhere(row: PhaseRankRow, ratio: str, floor: float) -> bool | None:
+    """Whether `ratio` is below `floor` in every phase that has it; None
+    where no phase has it."""
+    ratios = [r for r in (getattr(c, ratio) for c in row.cells.values()) if r is not None]
+    return all(r < floor for r in ratios) if ratios else None
+
+
+def format_by_phase(by_phase: ByPhase, subject: str, worst: int = 15, best_floor: float = 0.9) -> str:
+    """Markdown, the section "By the machine's phase": per phase the totals
+    of the ratios made from that phase's runs alone, then the configurations
+    below the library in every phase where both ran and those below
+    `best_floor` of the best other in every phase where one ran (the
+    `worst` of each, worst first): a configuration below overall but at or
+    above in one phase owes its overall ratio to the phases its runs fell
+    into, not to the lock. A configuration is placed in a phase where it
+    has either ratio there."""
+    rows = by_phase.rows
+    derived = f"from the {by_phase.probes} probes of the inputs"
+    origin = {
+        (False, False): f"thresholds {derived}",
+        (True, True): "thresholds given",
+        (True, False): f"fast threshold given, slow {derived}",
+        (False, True): f"slow threshold given, fast {derived}",
+    }[by_phase.given]
+    counts = by_phase.runs
+    lines = [
+        "## By the machine's phase",
+        "",
+        f"Each run is placed by the line round trip the bench timed before it: fast at most "
+        f"{by_phase.fast_below:.0f} ns, slow at least {by_phase.slow_above:.0f} ns ({origin}). The ranked "
+        f"configurations' runs: {counts['fast']} fast, {counts['slow']} slow, {counts['unplaced']} unplaced "
+        "(between the two, or no probe).",
+        f"Each ratio: the median of {subject}'s runs in the phase over the best median of another fibersync "
+        f"mutex's runs in it, or over the library's; a configuration and phase without a run of {subject} or "
+        "of the compared mutex is left out.",
+        "",
+        f"| phase | configurations placed | within {1 - best_floor:.0%} of the best other | at least the library "
+        "| left out: to best, to library |",
+        "|---|---|---|---|---|",
+    ]
+    with_library = [r for r in rows if r.row.library is not None]
+    for phase in PHASES:
+        to_best = [c.vs_best for r in rows if (c := r.cells.get(phase)) is not None and c.vs_best is not None]
+        to_lib = [c.vs_library for r in rows if (c := r.cells.get(phase)) is not None and c.vs_library is not None]
+        placed = sum(
+            (c := r.cells.get(phase)) is not None and (c.vs_best is not None or c.vs_library is not None)
+            for r in rows
+        )
+        lines.append(
+            f"| {phase} | {placed} | {sum(v >= best_floor for v in to_best)} of {len(to_best)} | "
+            f"{sum(v >= 1.0 for v in to_lib)} of {len(to_lib)} | "
+            f"{len(rows) - len(to_best)}, {len(with_library) - len(to_lib)} |"
+        )
+
+    lib_verdicts = [(r, _below_everywhere(r, "vs_library", 1.0)) for r in rows]
+    below_lib = [r for r, below in lib_verdicts if below]
+    compared = sum(below is not None for _, below in lib_verdicts)
+    lines += [
+        "",
+        f"{subject} against the library in the phases where both ran: at or above it in at least one in "
+        f"{compared - len(below_lib)} of {compared} configurations, below it in every one in {len(below_lib)}"
+        + (":" if below_lib else "."),
+    ]
+    lines += _phase_list(below_lib, "vs_library", worst, False)
+
+    best_verdicts = [(r, _below_everywhere(r, "vs_best", best_floor)) for r in rows]
+    below_best = [r for r, below in best_verdicts if below]
+    compared = sum(below is not None for _, below in best_verdicts)
+    lines += [
+        "",
+        f"Below {best_floor} of the best other in every phase where {subject} and another ran: "
+        f"{len(below_best)} of {compared} configurations" + (":" if below_best else "."),
+    ]
+    lines += _phase_list(below_best, "vs_best", worst, True)
+    return "\n".join(lines) + "\n"
+
+
+def _phase_list(rows: Sequence[PhaseRankRow], ratio: str, worst: int, with_best: bool) -> list[str]:
+    """The list lines of format_by_phase(): the `worst` rows by their best
+    phase's ratio, each with every phase's ratio and the one over all runs."""
+
+    def best_phase(r: PhaseRankRow) -> float:
+        return max(v for c in r.cells.values() if (v := getattr(c, ratio)) is not None)
+
+    ordered = sorted(rows, key=lambda r: (best_phase(r), _describe(r.row.point)))
+    lines = [""] if ordered else []
+    for r in ordered[:worst]:
+        overall = getattr(r.row, ratio)
+        over_all = "n/a" if overall is None else f"{overall:.2f}"
+        lines.append(f"- {_describe(r.row.point)}: {_phase_ratios(r, ratio, with_best)} (all runs {over_all})")
+    if len(ordered) > worst:
+        lines.append(f"- and {len(ordered) - worst} more (--worst {worst})")
+    return lines
 
 
 #: Confidence level and number of resamples of the interval; the seed keeps
