@@ -49,8 +49,14 @@ FAST_FACTOR = 1.5
 SLOW_FACTOR = 3.0
 #: A gap between neighbouring probes (sorted) separates two phases if its
 #: upper side is at least PHASE_GAP times its lower side and SLOW_FACTOR
-#: times the lowest probe.
+#: times the lowest probe, and each side holds at least PHASE_MIN_PROBES
+#: probes and PHASE_MIN_SHARE of them: a phase lasts seconds, so it shows
+#: in several probes, where a probe that the kernel interrupted (tens of
+#: microseconds, or milliseconds, in a sweep of thousands) would otherwise
+#: make the widest gap and place every real slow phase in the fast one.
 PHASE_GAP = 2.0
+PHASE_MIN_PROBES = 2
+PHASE_MIN_SHARE = 0.01
 _RUN_FILE = re.compile(r"^c(\d+)-(\d+)\.(csv|json)$")
 
 
@@ -78,7 +84,8 @@ def default_thresholds(round_trips: Sequence[float]) -> tuple[float, float]:
     between two phases, else FAST_FACTOR and SLOW_FACTOR x the lowest."""
     ordered = sorted(round_trips)
     lowest = ordered[0]
-    widest = max(range(1, len(ordered)), key=lambda i: ordered[i] / ordered[i - 1], default=None)
+    side = max(PHASE_MIN_PROBES, math.ceil(PHASE_MIN_SHARE * len(ordered)))
+    widest = max(range(side, len(ordered) - side + 1), key=lambda i: ordered[i] / ordered[i - 1], default=None)
     if widest is not None:
         below, above = ordered[widest - 1], ordered[widest]
         if above >= PHASE_GAP * below and above >= SLOW_FACTOR * lowest:

@@ -105,6 +105,10 @@ def test_a_fast_phase_spread_over_a_ratio_of_two_is_one_phase(tmp_path):
         ([55, 100, 190], (1.5 * 55, 3 * 55)),  # no gap twice as wide: 100/55, 190/100
         ([55, 60, 170, 180], (60, 170)),
         ([400], (1.5 * 400, 3 * 400)),  # a single probe
+        ([55, 60, 170, 180, 9000], (60, 170)),  # one interrupted probe is no phase
+        ([55, 60, 170], (1.5 * 55, 3 * 55)),  # nor is one slow probe
+        # a sweep: 1000 fast, 100 slow, and three interrupted probes above
+        ([50] * 500 + [60] * 500 + [350] * 100 + [14000, 590000, 10**7], (60, 350)),
     ],
 )
 def test_default_thresholds(round_trips, expected):
