@@ -61,7 +61,9 @@
 //   carrier counts as passing the queue too, but may take a due hand-off
 //   before the oldest is woken: there a turn can last about twice as long,
 //   (parked ahead + 1) x (2 x barge_limit + 2); and a waiter woken out of
-//   turn that loses re-parks at the back, its bound counted from there.
+//   turn that loses re-parks at the back, its bound counted from there. A
+//   waiter woken beside the woken one (wakes_beside_woken) was next in the
+//   queue, and its acquisition counts as a barge too.
 // Waits: lock() on the word (an unannounced spin of 2 x max_backoff
 //   pauses and at least 400 ns, unless beside the holder; then, behind a
 //   fast hold, spin -> yield until it ends, never suspending; then spin ->
