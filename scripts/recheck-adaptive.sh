@@ -12,7 +12,10 @@
 # per configuration (NNN.csv, NNN.json), SWEEPDIR/recheck/rank.md, the
 # ranking of these runs alone, and SWEEPDIR/recheck/combined.md, the sweep's
 # ranking with each rechecked configuration's row taken from the recheck
-# (`fibersync-report rank --remeasured`): the headline. A SWEEPDIR/recheck
+# (`fibersync-report rank --remeasured`): the headline, followed by the same
+# ranking within each of the machine's phases (`--by-phase`: fast and slow
+# cache-line round trips, each configuration's runs of one phase against
+# the others' of the same phase). A SWEEPDIR/recheck
 # left by an earlier run is replaced. The sweep's own rank.md stays as it
 # was: docs/ADAPTIVE.md ("How close it comes") says how they are read. About
 # 20 minutes for 60 configurations on 2 cores.
@@ -58,7 +61,7 @@ if [ ${#plan[@]} -eq 0 ]; then
   echo "recheck-adaptive: nothing to measure again" | tee "$out/rank.md"
 elif [ ${#results[@]} -gt 0 ]; then
   "$report" rank "${results[@]}" --worst 100 | tee "$out/rank.md"
-  if "$report" rank "${jsons[@]}" --remeasured "${results[@]}" --worst 40 > "$out/.combined.md.part"; then
+  if "$report" rank "${jsons[@]}" --remeasured "${results[@]}" --worst 40 --by-phase > "$out/.combined.md.part"; then
     mv "$out/.combined.md.part" "$out/combined.md"
     head -n 6 "$out/combined.md"
     echo "recheck-adaptive: ranking of the rechecked configurations in $out/rank.md," \
