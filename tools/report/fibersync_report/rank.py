@@ -88,8 +88,30 @@ import numpy as np
 from .load import BASELINE_MUTEX, POINT_KEYS, LoadError, Results, line_round_trip, point_key
 
 
+class _MedianRatios:
+    """The ratios of a ranked row, over all runs (RankRow) or one phase's
+    (PhaseCell): `subject` over `best_other_value` (None where no other
+    mutex ran) and over `library` (None where the library did not run)."""
+
+    subject: float
+    best_other_value: float | None
+    library: float | None
+
+    @property
+    def vs_best(self) -> float | None:
+        if self.best_other_value is None:
+            return None
+        return self.subject / self.best_other_value if self.best_other_value > 0 else float("inf")
+
+    @property
+    def vs_library(self) -> float | None:
+        if self.library is None or self.library <= 0:
+            return None
+        return self.subject / self.library
+
+
 @dataclass
-class RankRow:
+class RankRow(_MedianRatios):
     point: dict[str, Any]
     subject: float  # median throughput of the chosen mutex
     best_other: str
@@ -100,16 +122,6 @@ class RankRow:
     medians: dict[str, float] = field(default_factory=dict)  # every mutex of the configuration but the ignored
     library_interval: tuple[float, float] | None = None  # resampled 90% interval of vs_library
     line_round_trip_ns: float | None = None  # median over the configuration's runs that timed one
-
-    @property
-    def vs_best(self) -> float:
-        return self.subject / self.best_other_value if self.best_other_value > 0 else float("inf")
-
-    @property
-    def vs_library(self) -> float | None:
-        if self.library is None or self.library <= 0:
-            return None
-        return self.subject / self.library
 
 
 def rank(results: Results, subject: str, ignore: Sequence[str] = ()) -> list[RankRow]:
@@ -192,7 +204,7 @@ PHASES = ("fast", "slow")
 
 
 @dataclass
-class PhaseCell:
+class PhaseCell(_MedianRatios):
     """A configuration's runs in one phase of the machine: the medians of
     those runs alone, so that each ratio compares runs made at the same core
     to core latency."""
@@ -201,18 +213,6 @@ class PhaseCell:
     best_other: str | None  # the other fibersync mutex with the best median in the phase; None: none ran in it
     best_other_value: float | None
     library: float | None  # the library's median in the phase; None: it did not run in it
-
-    @property
-    def vs_best(self) -> float | None:
-        if self.best_other_value is None:
-            return None
-        return self.subject / self.best_other_value if self.best_other_value > 0 else float("inf")
-
-    @property
-    def vs_library(self) -> float | None:
-        if self.library is None or self.library <= 0:
-            return None
-        return self.subject / self.library
 
 
 @dataclass
