@@ -584,6 +584,7 @@ class idle_carrier_script {
   void hold_queue_guard() { access::hold_queue_guard(m_); }
   void release_queue_guard() { access::release_queue_guard(m_); }
   bool reserved_for_woken() const { return access::reserved_for_woken(m_); }
+  access::waiter_counts counted_waiters() const { return access::counted_waiters(m_); }
   void set_sampled_averages(std::int64_t hold_ns, std::int64_t wake_up_ns) {
     access::set_sampled_averages(m_, hold_ns, wake_up_ns);
   }
@@ -976,6 +977,7 @@ struct wake_beside_the_woken {
   std::vector<unsigned> acquired_by;
   long barges_of_lt_4 = -1;  // the barge count right after LT 4 acquired
   unsigned suspends_of_lt_4 = 0;
+  detail::adaptive_mutex_access::waiter_counts counts_after_second_unlock;
 };
 wake_beside_the_woken wakes_when_the_oldest_waiter_was_parked(bool by_the_competition_bound) {
   idle_carrier_script s({0, 1, 0, 1, 0, 0, 1}, adaptive_mutex<scripted_carriers_runtime>::default_barge_limit);
@@ -996,6 +998,7 @@ wake_beside_the_woken wakes_when_the_oldest_waiter_was_parked(bool by_the_compet
     r.first_woken = d.unlock();
     d.lock();
     r.second_woken = d.unlock();
+    r.counts_after_second_unlock = d.counted_waiters();
     EXPECT_TRUE(d.yield_until([&] { return d.acquired_by.size() >= 2; }));
   });
   EXPECT_TRUE(s.every_started_lt_acquired());
@@ -1014,6 +1017,8 @@ TEST(adaptive_mutex, unlock_wakes_a_waiter_parked_by_the_competition_bound_besid
   EXPECT_EQ(r.acquired_by[1], 4u);
   EXPECT_EQ(r.barges_of_lt_4, 1);  // a barge: it was woken as a competing waiter
   EXPECT_EQ(r.suspends_of_lt_4, 1u);
+  // LT 4 counted competing beside LT 5, nobody parked, LT 2 still WOKEN.
+  EXPECT_EQ(r.counts_after_second_unlock, (detail::adaptive_mutex_access::waiter_counts{2, 0, true}));
 }
 
 TEST(adaptive_mutex, unlock_wakes_nobody_beside_a_woken_waiter_when_the_oldest_parked_behind_another) {
@@ -1025,6 +1030,8 @@ TEST(adaptive_mutex, unlock_wakes_nobody_beside_a_woken_waiter_when_the_oldest_p
   EXPECT_EQ(r.acquired_by[1], 4u);
   EXPECT_EQ(r.barges_of_lt_4, 0);  // woken by LT 2's unlock(), in its turn
   EXPECT_EQ(r.suspends_of_lt_4, 1u);
+  // LT 5 competing, LT 4 parked, LT 2 WOKEN.
+  EXPECT_EQ(r.counts_after_second_unlock, (detail::adaptive_mutex_access::waiter_counts{1, 1, true}));
 }
 
 // The head on another carrier than the holder's: the schedule with LTs 1

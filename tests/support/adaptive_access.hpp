@@ -53,6 +53,19 @@ struct adaptive_mutex_access {
     m.hold_ns_.store(hold_ns, std::memory_order_relaxed);
     m.wake_up_ns_.store(wake_up_ns, std::memory_order_relaxed);
   }
+  // The waiters the word counts competing and parked, and whether one is
+  // WOKEN.
+  struct waiter_counts {
+    std::uint64_t competing = 0;
+    std::uint64_t parked = 0;
+    bool woken = false;
+    bool operator==(const waiter_counts&) const = default;
+  };
+  template <class M>
+  static waiter_counts counted_waiters(const M& m) {
+    const auto w = m.word_.load(std::memory_order_relaxed);
+    return {(w & M::competing_mask) / M::competing_one, (w & M::parked_mask) / M::parked_one, (w & M::woken) != 0};
+  }
   // Whether unlock() keeps the word locked for the woken waiter (RESERVED).
   template <class M>
   static bool reserved_for_woken(const M& m) {

@@ -62,8 +62,9 @@
 //   before the oldest is woken: there a turn can last about twice as long,
 //   (parked ahead + 1) x (2 x barge_limit + 2); and a waiter woken out of
 //   turn that loses re-parks at the back, its bound counted from there. A
-//   waiter woken beside the woken one (wakes_beside_woken) was next in the
-//   queue, and its acquisition counts as a barge too.
+//   waiter woken beside the woken one (wakes_beside_woken) is treated the
+//   same: its acquisition counts as a barge, and if it loses it re-parks at
+//   the back.
 // Waits: lock() on the word (an unannounced spin of 2 x max_backoff
 //   pauses and at least 400 ns, unless beside the holder; then, behind a
 //   fast hold, spin -> yield until it ends, never suspending; then spin ->
@@ -385,7 +386,7 @@ class adaptive_mutex {
     bool handed_lock = false;  // written before the grant: the lock is ours
     bool lost = false;         // re-parked after a wake (it lost once); under guard_
     bool out_of_turn = false;  // woken ahead of the oldest (unlink_waiter_of_idle_carrier()): not a turn
-    bool parked_long = false;  // parked by the competition bound (competed_long()); written by its owner in park()
+    bool parked_long = false;  // parked at a check where it had competed 1 ms (competed_long()); its owner writes it
     bool woken_competing = false;  // woken beside the woken waiter (wakes_beside_woken): counted as competing
     std::int64_t granted_at = 0;  // clock_ns() at the grant, if this wake-up is timed
     word_type place = 0;       // own_place() when it parked: noted in the word if handed the lock
@@ -467,8 +468,10 @@ class adaptive_mutex {
   // waiter parks, the wake-up average keeps its last value, and the hold
   // average alone moves (finding 21 says what that does). The holder, and
   // the waiter it woke, write one at a time (ordered by the word or the
-  // grant); relaxed atomics because waiters read them while they are
-  // written.
+  // grant), except that a waiter woken beside the woken one
+  // (wakes_beside_woken) may time its wake-up while that one does: one
+  // sample can then be lost, which moves an average of 1/8 little. Relaxed
+  // atomics because waiters read them while they are written.
   static constexpr std::uint32_t sample_every = 8;
   static std::int64_t clock_ns() noexcept {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -685,8 +688,7 @@ class adaptive_mutex {
     node* self = nullptr;
     bool was_woken = false;  // we hold WOKEN and must clear it (by acquiring or re-parking)
     bool lost = false;       // we set WOKEN_LOST and must clear it with WOKEN
-    bool woken_beside = false;  // woken while another held WOKEN: counted as competing (wakes_beside_woken)
-    bool parks_long = false;    // our last failed check would park us by the competition bound
+    bool parks_long = false;    // at our last failed check we had competed 1 ms (competed_long())
     if (count_in()) return acquired(nullptr, false);
     for (;;) {
       carrier_seat seat = awake_.sit_down();  // awake: competing, or woken
@@ -775,8 +777,8 @@ class adaptive_mutex {
         word_.fetch_sub(woken_lost, std::memory_order_relaxed);
         lost = false;
       }
-      if (!park(self, was_woken, woken_beside, parks_long)) {
-        was_woken = woken_beside = false;  // counted as competing again: the word was free
+      if (!park(self, was_woken, parks_long)) {
+        was_woken = false;  // counted as competing again: the word was free
         continue;
       }
       if (self->handed_lock) {
@@ -785,8 +787,7 @@ class adaptive_mutex {
         if (self->out_of_turn) note_barge();
         return acquired(self, /*after_waiting_our_turn=*/!self->out_of_turn);
       }
-      woken_beside = self->woken_competing;
-      was_woken = !woken_beside;
+      was_woken = !self->woken_competing;  // woken beside the woken one: competing
     }
   }
 
@@ -859,18 +860,20 @@ class adaptive_mutex {
   // Moves self from competing (or woken) to parked and waits for unlock()
   // to wake it. Returns false without waiting if the word was free by then:
   // self is counted as competing again. A waiter woken in its turn re-parks
-  // at the front, so it keeps its turn, and so does one woken beside the
-  // woken waiter (it was next: wakes_beside_woken); one woken out of turn
-  // (unlink_waiter_of_idle_carrier()) had no turn to keep and re-parks at
-  // the back. If the word was reserved for a woken waiter meanwhile, it
-  // takes the lock instead (handed_lock). `parks_long`: the competition
-  // bound parks it (see wakes_beside_woken).
-  bool park(node* self, bool was_woken, bool woken_beside = false, bool parks_long = false) {
+  // at the front, so it keeps its turn; one woken out of turn
+  // (unlink_waiter_of_idle_carrier()) or beside the woken one
+  // (wakes_beside_woken) had no turn to keep and re-parks at the back:
+  // at the front, several of those out of the queue at once would re-park
+  // in reverse order, each ahead of the woken waiter, and the oldest
+  // waiter's turn could recede. If the word was reserved for a woken waiter
+  // meanwhile, it takes the lock instead (handed_lock). `parks_long`: it
+  // had competed 1 ms by this check (see wakes_beside_woken).
+  bool park(node* self, bool was_woken, bool parks_long = false) {
     // out_of_turn is left as it is: unlock_slow() writes it before every
     // grant, and it is read only after one. Cleared here, it would make a
     // woken-out-of-turn waiter that finds the word reserved below take it
     // as its turn, and restart the oldest waiter's count of barges.
-    const bool at_front = (was_woken && !self->out_of_turn) || woken_beside;
+    const bool at_front = was_woken && !self->out_of_turn;
     self->parked_long = parks_long;
     self->woken_competing = false;
     self->flag.reset();
@@ -1008,8 +1011,9 @@ class adaptive_mutex {
       guard_unlock();
       w = word_.load(std::memory_order_relaxed);
     }
-    // Parked waiters and none woken: that stays so while we hold the lock,
-    // since only a holder sets WOKEN or takes waiters out of the queue, and
+    // Parked waiters, and none woken unless beside_woken (then WOKEN is
+    // the other waiter's, which may re-park meanwhile): that stays so while we hold the lock, since only
+    // a holder sets WOKEN or takes waiters out of the queue, and
     // a waiter that parks now queues (the word is locked). The count is one
     // more than the queue's length from the pop below to the RMW after it;
     // only a holder relies on it, and we hold the lock.
@@ -1081,13 +1085,19 @@ class adaptive_mutex {
   // waiter has not run yet (no WOKEN_LOST) and no hand-off is due, unlock()
   // also wakes the oldest parked waiter if the bound parked it, as a
   // competing waiter (not WOKEN): its acquisition counts as a barge, and
-  // if it loses it re-parks at the front, the place it had. Measured
-  // (docs/ADAPTIVE.md, finding 40): low-contention on Boost.Fiber at 64 LTs,
-  // Jain index 0.30 -> 0.55 and 99th-percentile wait 103 -> 86 ms, at 32
-  // LTs 0.92 -> 0.96 and 43 -> 32 ms; on Argobots at 32 LTs 0.84 -> 0.97;
-  // throughput level. Waiters parked for any other reason (a park at the
-  // first failed check behind another, high-contention, hot-handover)
-  // never are: there a second wake-up is a cost on the critical path.
+  // if it loses it re-parks at the back, as a waiter woken out of turn (at
+  // the front, several woken beside would re-park in reverse order ahead
+  // of the woken one). "Parked by the bound": it parked at one of the
+  // bound's checks, after competing 1 ms (a lone waiter or a carrier's last
+  // awake one that parks there for its own reason is flagged too). Measured
+  // (docs/ADAPTIVE.md, finding 40; 6 cycles of 500 ms against the lock
+  // without it): low-contention at 32 LTs, Jain index 0.91 -> 0.98 on
+  // Boost.Fiber and 0.86 -> 0.95 on Argobots, at 64 LTs on Boost.Fiber
+  // 0.46 -> 0.74; throughput level; but the 99th-percentile wait 43 -> 38
+  // ms, 44 -> 51 ms and 103 -> 126 ms (a loser starts again at the back).
+  // Waiters parked for any other reason (a park at the first failed check
+  // behind another, high-contention, hot-handover) never are: there a
+  // second wake-up is a cost on the critical path.
   static constexpr bool wakes_beside_woken = !idle_carriers_steal_v<R> && !preemptive_v<R>;
   node* unlink_waiter_of_idle_carrier(node* head) noexcept {
     // Not where idle carriers steal (nothing idles), nor where LTs are
