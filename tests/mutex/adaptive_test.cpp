@@ -887,14 +887,7 @@ int woken_by_an_unlock_with_barges(std::uint32_t barge_limit, unsigned barges_fi
   idle_carrier_schedule schedule;
   schedule.barges_first = barges_first;
   schedule.barge_limit = barge_limit;
-  idle_carrier_script s(schedule.carriers(), schedule.barge_limit);
-  int woken = -1;
-  s.run([&](idle_carrier_script& d) {
-    schedule.build(d);
-    woken = d.unlock();
-  });
-  EXPECT_TRUE(s.every_started_lt_acquired());
-  return woken;
+  return woken_after(schedule);
 }
 
 TEST(adaptive_mutex, unlock_wakes_or_hands_the_lock_to_the_oldest_waiter_while_a_hand_off_is_due) {
