@@ -964,6 +964,21 @@ TEST(adaptive_mutex, a_woken_waiter_re_parking_takes_the_lock_when_it_finds_the_
 // nobody; LT 4 is woken by LT 2's unlock(), in its turn. (With the wake
 // beside the woken waiter deleted from unlock_slow(), the first case's
 // second unlock() woke nobody either.)
+//
+// Two exclusions, each from the first case. If LT 2 runs and fails once
+// before the second unlock() (it sets WOKEN_LOST: it is running, and will
+// see the word free within a round of its carrier), that unlock() wakes
+// nobody. With barge limit 1 LT 0's re-take is the barge that makes the
+// second unlock() due a hand-off: it wakes nobody either (the woken waiter
+// is the one to serve), and yields, so that LT 2 acquires in its turn and
+// its unlock() wakes LT 4 in its turn too. (With either exclusion deleted
+// from unlock_slow(), LT 4 was woken beside LT 2, and its acquisition was
+// a barge.)
+struct beside_the_woken_schedule {
+  bool by_the_competition_bound = true;
+  bool woken_runs_first = false;  // LT 2 fails a check between the two unlock() calls
+  std::uint32_t barge_limit = adaptive_mutex<scripted_carriers_runtime>::default_barge_limit;
+};
 struct wake_beside_the_woken {
   int first_woken = -1;
   int second_woken = -1;
@@ -972,24 +987,36 @@ struct wake_beside_the_woken {
   unsigned suspends_of_lt_4 = 0;
   detail::adaptive_mutex_access::waiter_counts counts_after_second_unlock;
 };
-wake_beside_the_woken wakes_when_the_oldest_waiter_was_parked(bool by_the_competition_bound) {
-  idle_carrier_script s({0, 1, 0, 1, 0, 0, 1}, adaptive_mutex<scripted_carriers_runtime>::default_barge_limit);
+constexpr std::array<unsigned, idle_carrier_script::lts> beside_the_woken_carriers{0, 1, 0, 1, 0, 0, 1};
+// Director only: starts each of `lts` and yields, sleeping 400 us before each
+// yield, until it has parked (by the competition bound, where the sampled
+// holds are shorter than the wake-ups; else at its first failed check).
+void start_until_parked(idle_carrier_script& d, std::initializer_list<unsigned> lts, bool by_the_competition_bound) {
+  for (const unsigned lt : lts) {
+    d.start(lt, /*parks=*/!by_the_competition_bound);
+    for (int i = 0; i < 64 && !d.parked(lt); ++i) {
+      std::this_thread::sleep_for(400us);  // the waiter's next check comes 400 us later
+      idle_carrier_script::yield_until([] { return false; }, 1);
+    }
+    EXPECT_TRUE(d.parked(lt)) << "LT " << lt;
+  }
+}
+wake_beside_the_woken wakes_when_the_oldest_waiter_was_parked(const beside_the_woken_schedule& schedule) {
+  idle_carrier_script s(beside_the_woken_carriers, schedule.barge_limit);
   wake_beside_the_woken r;
   s.run([&](idle_carrier_script& d) {
-    if (by_the_competition_bound) d.set_sampled_averages(/*hold_ns=*/1'000, /*wake_up_ns=*/1'000'000'000);
+    if (schedule.by_the_competition_bound) d.set_sampled_averages(/*hold_ns=*/1'000, /*wake_up_ns=*/1'000'000'000);
     d.start(5, /*parks=*/false);
     d.hold_back({5});
-    for (const unsigned lt : {2u, 4u}) {
-      d.start(lt, /*parks=*/!by_the_competition_bound);
-      for (int i = 0; i < 64 && !d.parked(lt); ++i) {
-        std::this_thread::sleep_for(400us);  // the waiter's next check comes 400 us later
-        idle_carrier_script::yield_until([] { return false; }, 1);
-      }
-      EXPECT_TRUE(d.parked(lt)) << "LT " << lt;
-    }
+    start_until_parked(d, {2, 4}, schedule.by_the_competition_bound);
     EXPECT_EQ(d.queue_carriers(), (std::vector<unsigned>{0, 0}));
     r.first_woken = d.unlock();
     d.lock();
+    if (schedule.woken_runs_first) {
+      const unsigned yields = d.yields_of(2);
+      EXPECT_TRUE(d.yield_until([&] { return d.yields_of(2) > yields; })) << "LT 2 never failed a check";
+      EXPECT_FALSE(d.parked(2));
+    }
     r.second_woken = d.unlock();
     r.counts_after_second_unlock = d.counted_waiters();
     EXPECT_TRUE(d.yield_until([&] { return d.acquired_by.size() >= 2; }));
@@ -1002,7 +1029,7 @@ wake_beside_the_woken wakes_when_the_oldest_waiter_was_parked(bool by_the_compet
 }
 
 TEST(adaptive_mutex, unlock_wakes_a_waiter_parked_by_the_competition_bound_beside_a_woken_one_that_has_not_run) {
-  const wake_beside_the_woken r = wakes_when_the_oldest_waiter_was_parked(/*by_the_competition_bound=*/true);
+  const wake_beside_the_woken r = wakes_when_the_oldest_waiter_was_parked({});
   EXPECT_EQ(r.first_woken, 2);
   EXPECT_EQ(r.second_woken, 4);
   ASSERT_GE(r.acquired_by.size(), 2u);
@@ -1015,7 +1042,7 @@ TEST(adaptive_mutex, unlock_wakes_a_waiter_parked_by_the_competition_bound_besid
 }
 
 TEST(adaptive_mutex, unlock_wakes_nobody_beside_a_woken_waiter_when_the_oldest_parked_behind_another) {
-  const wake_beside_the_woken r = wakes_when_the_oldest_waiter_was_parked(/*by_the_competition_bound=*/false);
+  const wake_beside_the_woken r = wakes_when_the_oldest_waiter_was_parked({.by_the_competition_bound = false});
   EXPECT_EQ(r.first_woken, 2);
   EXPECT_EQ(r.second_woken, -1);
   ASSERT_GE(r.acquired_by.size(), 2u);
@@ -1025,6 +1052,75 @@ TEST(adaptive_mutex, unlock_wakes_nobody_beside_a_woken_waiter_when_the_oldest_p
   EXPECT_EQ(r.suspends_of_lt_4, 1u);
   // LT 5 competing, LT 4 parked, LT 2 WOKEN.
   EXPECT_EQ(r.counts_after_second_unlock, (detail::adaptive_mutex_access::waiter_counts{1, 1, true}));
+}
+
+TEST(adaptive_mutex, unlock_wakes_nobody_beside_a_woken_waiter_that_has_run) {
+  const wake_beside_the_woken r = wakes_when_the_oldest_waiter_was_parked({.woken_runs_first = true});
+  EXPECT_EQ(r.first_woken, 2);
+  EXPECT_EQ(r.second_woken, -1);
+  ASSERT_GE(r.acquired_by.size(), 2u);
+  EXPECT_EQ(r.acquired_by[0], 2u);
+  EXPECT_EQ(r.acquired_by[1], 4u);
+  EXPECT_EQ(r.barges_of_lt_4, 0);  // woken by LT 2's unlock(), in its turn
+  EXPECT_EQ(r.suspends_of_lt_4, 1u);
+  // LT 5 competing, LT 4 parked, LT 2 WOKEN (and running).
+  EXPECT_EQ(r.counts_after_second_unlock, (detail::adaptive_mutex_access::waiter_counts{1, 1, true}));
+}
+
+TEST(adaptive_mutex, unlock_wakes_nobody_beside_a_woken_waiter_while_a_hand_off_is_due) {
+  const wake_beside_the_woken r = wakes_when_the_oldest_waiter_was_parked({.barge_limit = 1});
+  EXPECT_EQ(r.first_woken, 2);
+  ASSERT_GE(r.acquired_by.size(), 2u);
+  EXPECT_EQ(r.acquired_by[0], 2u);
+  EXPECT_EQ(r.acquired_by[1], 4u);
+  // Woken by LT 2's unlock() (inside the second unlock()'s yield, so that
+  // call may report it), in its turn.
+  EXPECT_EQ(r.barges_of_lt_4, 0);
+  EXPECT_EQ(r.suspends_of_lt_4, 1u);
+}
+
+// A waiter woken beside the woken one that loses re-parks at the back: it
+// had no turn to keep, and at the front several such waiters would re-park
+// ahead of the woken one, in reverse order. The first case above with LT 6
+// parked by the bound behind LTs 2 and 4, on carrier 1 (where LT 3, started
+// first and held back, keeps it from being the carrier's last awake
+// waiter), so that the queue shows where LT 4 went: 2, 4, 6 as carriers 0,
+// 0, 1. After the second unlock() (which wakes LT 4 beside LT 2) LT 0
+// re-takes the word and keeps it; LTs 2 and 4 compete, each past 1 ms by its
+// 4th failed check (LT 0 sleeps before its yields), and park again: LT 2,
+// woken in its turn, at the front, LT 4 at the back, behind LT 6 (carriers
+// 0, 1, 0). (With park() re-parking every woken waiter at the front, the
+// queue was 0, 0, 1.)
+TEST(adaptive_mutex, a_waiter_woken_beside_the_woken_one_that_loses_parks_again_at_the_back) {
+  idle_carrier_script s(beside_the_woken_carriers, adaptive_mutex<scripted_carriers_runtime>::default_barge_limit);
+  int second_woken = -1;
+  std::vector<unsigned> queue;
+  bool queue_whole = false;
+  s.run([&](idle_carrier_script& d) {
+    d.set_sampled_averages(/*hold_ns=*/1'000, /*wake_up_ns=*/1'000'000'000);
+    d.start(5, /*parks=*/false);
+    d.start(3, /*parks=*/false);
+    d.hold_back({3, 5});
+    start_until_parked(d, {2, 4, 6}, /*by_the_competition_bound=*/true);
+    EXPECT_EQ(d.queue_carriers(), (std::vector<unsigned>{0, 0, 1}));
+    EXPECT_EQ(d.unlock(), 2);
+    d.lock();
+    second_woken = d.unlock();
+    d.lock();
+    const auto both_parked_again = [&] { return d.suspends_of(2) == 2 && d.suspends_of(4) == 2; };
+    for (int i = 0; i < 64 && !both_parked_again(); ++i) {
+      std::this_thread::sleep_for(400us);
+      idle_carrier_script::yield_until([] { return false; }, 1);
+    }
+    EXPECT_TRUE(both_parked_again());
+    queue = d.queue_carriers();
+    queue_whole = d.queue_is_whole();
+  });
+  EXPECT_TRUE(s.every_started_lt_acquired());
+  EXPECT_EQ(second_woken, 4);
+  EXPECT_EQ(s.suspends_of(4), 2u);
+  EXPECT_EQ(queue, (std::vector<unsigned>{0, 1, 0}));  // LT 2, LT 6, LT 4
+  EXPECT_TRUE(queue_whole);
 }
 
 // The head on another carrier than the holder's: the schedule with LTs 1
