@@ -77,20 +77,44 @@ class Phases:
     slow_above: float
     cycles: dict[str, int]  # cycles per phase ("fast", "slow", "mixed"), by the cycle's own two probes
     placed: dict[str, int] = field(default_factory=dict)  # configuration-cycles per phase, as placed
+    note: str = ""  # without_a_gap_note() where both thresholds were derived
+
+
+def phase_gap(round_trips: Sequence[float]) -> tuple[float, float] | None:
+    """The sides of the widest gap between two phases in these probes (see
+    PHASE_GAP), or None where they show a single phase."""
+    ordered = sorted(round_trips)
+    side = max(PHASE_MIN_PROBES, math.ceil(PHASE_MIN_SHARE * len(ordered)))
+    widest = max(range(side, len(ordered) - side + 1), key=lambda i: ordered[i] / ordered[i - 1], default=None)
+    if widest is not None:
+        below, above = ordered[widest - 1], ordered[widest]
+        if above >= PHASE_GAP * below and above >= SLOW_FACTOR * ordered[0]:
+            return below, above
+    return None
 
 
 def default_thresholds(round_trips: Sequence[float]) -> tuple[float, float]:
     """(fast_below, slow_above) for these probes: the sides of the widest gap
     between two phases, else FAST_FACTOR and SLOW_FACTOR x the lowest."""
-    ordered = sorted(round_trips)
-    lowest = ordered[0]
-    side = max(PHASE_MIN_PROBES, math.ceil(PHASE_MIN_SHARE * len(ordered)))
-    widest = max(range(side, len(ordered) - side + 1), key=lambda i: ordered[i] / ordered[i - 1], default=None)
-    if widest is not None:
-        below, above = ordered[widest - 1], ordered[widest]
-        if above >= PHASE_GAP * below and above >= SLOW_FACTOR * lowest:
-            return below, above
+    gap = phase_gap(round_trips)
+    if gap is not None:
+        return gap
+    lowest = min(round_trips)
     return FAST_FACTOR * lowest, SLOW_FACTOR * lowest
+
+
+def without_a_gap_note(round_trips: Sequence[float]) -> str:
+    """A sentence for a report whose thresholds were derived from probes that
+    show no gap between phases (else ""): its "fast" is then only "near
+    the fastest probe of these runs", which need not be the machine's fast
+    phase (a sweep run wholly in a slow phase has its slow runs called fast)."""
+    if not round_trips or phase_gap(round_trips) is not None:
+        return ""
+    return (
+        f"The probes show no gap between two phases: the thresholds are {FAST_FACTOR:g} and "
+        f"{SLOW_FACTOR:g} times the lowest probe ({min(round_trips):.0f} ns), so \"fast\" means near the "
+        "fastest probe of these runs, which need not be the machine's fast phase."
+    )
 
 
 def thresholds(
@@ -182,11 +206,11 @@ def split(directory: str | Path, baseline: str, fast_below: float | None = None,
         own = [line_round_trip(run) for run in groups[(key, cycle)]]
         return [ns for ns in own if ns is not None] if all(ns is not None for ns in own) else list(probes[cycle])
 
-    fast_below, slow_above = thresholds(
-        [ns for p in probes.values() for ns in p] + [ns for runs in groups.values() for ns in map(line_round_trip, runs) if ns],
-        fast_below,
-        slow_above,
-    )
+    all_probes = [ns for p in probes.values() for ns in p] + [
+        ns for runs in groups.values() for ns in map(line_round_trip, runs) if ns
+    ]
+    note = without_a_gap_note(all_probes) if fast_below is None and slow_above is None else ""
+    fast_below, slow_above = thresholds(all_probes, fast_below, slow_above)
 
     # (point, phase) -> cycle -> mutex -> throughput; and the probes each stands on.
     table: dict[tuple, dict[int, dict[str, float]]] = {}
@@ -233,7 +257,7 @@ def split(directory: str | Path, baseline: str, fast_below: float | None = None,
     counts = {"fast": 0, "slow": 0, "mixed": 0}
     for cycle in probes:
         counts[phase_of(probes[cycle], fast_below, slow_above)] += 1
-    return Phases(rows, fast_below, slow_above, counts, placed)
+    return Phases(rows, fast_below, slow_above, counts, placed, note)
 
 
 def format_phases(phases: Phases, baseline: str) -> str:
@@ -245,6 +269,7 @@ def format_phases(phases: Phases, baseline: str) -> str:
         f"Configurations' cycles, each placed by the probes before its runs where the bench took them "
         f"(else by its cycle's): {phases.placed.get('fast', 0)} fast, {phases.placed.get('slow', 0)} slow, "
         f"{phases.placed.get('mixed', 0)} left out.",
+        *([phases.note] if phases.note else []),
         f"Each cell: the median over cycles of the mutex's throughput / {baseline}'s in the same cycle.",
         "",
         "| configuration | phase | round trip, ns | cycles | " + " | ".join(mutexes) + f" | {baseline} per ms |",

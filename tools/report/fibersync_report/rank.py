@@ -232,6 +232,7 @@ class ByPhase:
     given: tuple[bool, bool]  # whether fast_below, slow_above were given rather than derived from the probes
     probes: int  # the probes the default thresholds stand on
     runs: dict[str, int]  # runs of the ranked configurations per phase ("fast", "slow", "unplaced")
+    note: str = ""  # phases.without_a_gap_note() where both thresholds were derived
 
 
 def rank_by_phase(
@@ -257,13 +258,14 @@ def rank_by_phase(
     so a configuration whose chosen mutex ran in the slow phase and whose
     library ran in the fast one is compared unfairly by its medians over
     all runs; within one phase both sides ran at the same latency."""
-    from .phases import phase_of, thresholds  # phases imports this module
+    from .phases import phase_of, thresholds, without_a_gap_note  # phases imports this module
 
     if round_trips is None:
         round_trips = [ns for ns in map(line_round_trip, runs) if ns is not None]
     if not round_trips:
         raise LoadError("no run has line_round_trip_ns (the line's round trip the bench times before each run)")
     given = (fast_below is not None, slow_above is not None)
+    note = without_a_gap_note(round_trips) if given == (False, False) else ""
     fast_below, slow_above = thresholds(round_trips, fast_below, slow_above)
 
     ignored = {ignore} if isinstance(ignore, str) else set(ignore)
@@ -295,7 +297,7 @@ def rank_by_phase(
             best = max(sorted(others), key=others.get, default=None)
             cells[phase] = PhaseCell(medians[subject], best, others.get(best), medians.get(BASELINE_MUTEX))
         phase_rows.append(PhaseRankRow(row, cells))
-    return ByPhase(phase_rows, fast_below, slow_above, given, len(round_trips), counts)
+    return ByPhase(phase_rows, fast_below, slow_above, given, len(round_trips), counts, note)
 
 
 def _phase_ratios(row: PhaseRankRow, ratio: str, with_best: bool = False) -> str:
@@ -344,6 +346,7 @@ def format_by_phase(by_phase: ByPhase, subject: str, worst: int = 15, best_floor
         f"{by_phase.fast_below:.0f} ns, slow at least {by_phase.slow_above:.0f} ns ({origin}). The ranked "
         f"configurations' runs: {counts['fast']} fast, {counts['slow']} slow, {counts['unplaced']} unplaced "
         "(between the two, or no probe).",
+        *([by_phase.note] if by_phase.note else []),
         f"Each ratio: the median of {subject}'s runs in the phase over the best median of another fibersync "
         f"mutex's runs in it, or over the library's; a configuration and phase without a run of {subject} or "
         "of the compared mutex is left out.",

@@ -6,7 +6,7 @@ import pytest
 
 from fibersync_report import cli
 from fibersync_report.load import LoadError
-from fibersync_report.phases import default_thresholds, read_probes, split
+from fibersync_report.phases import default_thresholds, format_phases, read_probes, split
 from support import harness_runs as _runs
 from support import write_runs
 
@@ -113,6 +113,23 @@ def test_a_fast_phase_spread_over_a_ratio_of_two_is_one_phase(tmp_path):
 )
 def test_default_thresholds(round_trips, expected):
     assert default_thresholds(round_trips) == pytest.approx(expected)
+
+
+def test_a_run_without_a_gap_says_its_fast_phase_is_relative(tmp_path):
+    # Every probe in one phase (here the machine's slow one, 325-525 ns):
+    # the cycles near the lowest probe are "fast", and the table says so.
+    _probes(tmp_path, [(1, 325, 330), (2, 340, 350), (3, 500, 525)])
+    for cycle in (1, 2, 3):
+        _cycle(tmp_path, cycle, {"adaptive": 90, "ttas": 100})
+    phases = split(tmp_path, "ttas")
+    assert phases.cycles == {"fast": 2, "slow": 0, "mixed": 1}
+    assert "no gap between two phases" in phases.note and "(325 ns)" in phases.note
+    assert phases.note in format_phases(phases, "ttas")
+    # Not where the probes show two phases, nor with thresholds given.
+    _probes(tmp_path, [(1, 55, 56), (2, 340, 350), (3, 60, 58)])
+    assert split(tmp_path, "ttas").note == ""
+    _probes(tmp_path, [(1, 325, 330), (2, 340, 350), (3, 500, 525)])
+    assert split(tmp_path, "ttas", fast_below=400, slow_above=450).note == ""
 
 
 def test_explicit_thresholds(tmp_path):

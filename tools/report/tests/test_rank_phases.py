@@ -126,9 +126,12 @@ def test_explicit_thresholds_replace_the_gap(tmp_path, capsys):
     section = _section(capsys.readouterr().out)
     assert "fast at most 90 ns, slow at least 180 ns" in section and "3 fast, 0 slow, 3 unplaced" in section
     assert "| slow | 0 | 0 of 0 | 0 of 0 | 1, 1 |" in section
+    # The section says that its "fast" is relative to these probes alone.
+    assert "The probes show no gap between two phases" in section and "lowest probe (60 ns)" in section
     assert cli.main(["rank", str(path), "--by-phase", "--fast-below", "70", "--slow-above", "95"]) == 0
     section = _section(capsys.readouterr().out)
     assert "fast at most 70 ns, slow at least 95 ns (thresholds given)" in section
+    assert "no gap" not in section
     assert "3 fast, 3 slow, 0 unplaced" in section
     assert "| slow | 1 | 0 of 1 | 0 of 1 | 0, 0 |" in section
     assert "at or above it in at least one in 1 of 1 configurations, below it in every one in 0." in section
