@@ -954,8 +954,9 @@ TEST(adaptive_mutex, a_woken_waiter_re_parking_takes_the_lock_when_it_finds_the_
 // is held back: counted competing and awake on carrier 0, it keeps LTs 2
 // and 4 from being its last awake waiter. With holds timed shorter than
 // wake-ups, LT 2 and then LT 4 compete while LT 0 sleeps 400 us before each
-// of its yields, so each has competed over 1 ms by its 4th failed check,
-// and parks there (queue: 2, 4). LT 0's unlock() wakes LT 2, the oldest
+// of its yields, so each has competed over 1 ms by its 5th failed check
+// (the bound's clock read after 4 failed ones), and parks there (queue:
+// 2, 4). LT 0's unlock() wakes LT 2, the oldest
 // (WOKEN); LT 0 re-takes the word at once, before LT 2 runs, and its next
 // unlock() also wakes LT 4, counted competing. LT 2 acquires in its turn
 // (the barge count restarts), and LT 4 right after it, a barge past LT 5.
@@ -973,7 +974,8 @@ TEST(adaptive_mutex, a_woken_waiter_re_parking_takes_the_lock_when_it_finds_the_
 // is the one to serve), and yields, so that LT 2 acquires in its turn and
 // its unlock() wakes LT 4 in its turn too. (With either exclusion deleted
 // from unlock_slow(), LT 4 was woken beside LT 2, and its acquisition was
-// a barge.)
+// a barge; WOKEN_LOST is checked twice, before the guard and under it, and
+// the test fails with both checks deleted.)
 struct beside_the_woken_schedule {
   bool by_the_competition_bound = true;
   bool woken_runs_first = false;  // LT 2 fails a check between the two unlock() calls
@@ -986,6 +988,7 @@ struct wake_beside_the_woken {
   long barges_of_lt_4 = -1;  // the barge count right after LT 4 acquired
   unsigned suspends_of_lt_4 = 0;
   detail::adaptive_mutex_access::waiter_counts counts_after_second_unlock;
+  std::uint32_t barges_before_second_unlock = 0;  // LT 0's re-take: 1
 };
 constexpr std::array<unsigned, idle_carrier_script::lts> beside_the_woken_carriers{0, 1, 0, 1, 0, 0, 1};
 // Director only: starts each of `lts` and yields, sleeping 400 us before each
@@ -1017,6 +1020,7 @@ wake_beside_the_woken wakes_when_the_oldest_waiter_was_parked(const beside_the_w
       EXPECT_TRUE(d.yield_until([&] { return d.yields_of(2) > yields; })) << "LT 2 never failed a check";
       EXPECT_FALSE(d.parked(2));
     }
+    r.barges_before_second_unlock = d.barges();
     r.second_woken = d.unlock();
     r.counts_after_second_unlock = d.counted_waiters();
     EXPECT_TRUE(d.yield_until([&] { return d.acquired_by.size() >= 2; }));
@@ -1070,6 +1074,7 @@ TEST(adaptive_mutex, unlock_wakes_nobody_beside_a_woken_waiter_that_has_run) {
 TEST(adaptive_mutex, unlock_wakes_nobody_beside_a_woken_waiter_while_a_hand_off_is_due) {
   const wake_beside_the_woken r = wakes_when_the_oldest_waiter_was_parked({.barge_limit = 1});
   EXPECT_EQ(r.first_woken, 2);
+  EXPECT_EQ(r.barges_before_second_unlock, 1u);  // so the second unlock() is due
   ASSERT_GE(r.acquired_by.size(), 2u);
   EXPECT_EQ(r.acquired_by[0], 2u);
   EXPECT_EQ(r.acquired_by[1], 4u);
@@ -1081,28 +1086,32 @@ TEST(adaptive_mutex, unlock_wakes_nobody_beside_a_woken_waiter_while_a_hand_off_
 
 // A waiter woken beside the woken one that loses re-parks at the back: it
 // had no turn to keep, and at the front several such waiters would re-park
-// ahead of the woken one, in reverse order. The first case above with LT 6
-// parked by the bound behind LTs 2 and 4, on carrier 1 (where LT 3, started
-// first and held back, keeps it from being the carrier's last awake
-// waiter), so that the queue shows where LT 4 went: 2, 4, 6 as carriers 0,
-// 0, 1. After the second unlock() (which wakes LT 4 beside LT 2) LT 0
-// re-takes the word and keeps it; LTs 2 and 4 compete, each past 1 ms by its
-// 4th failed check (LT 0 sleeps before its yields), and park again: LT 2,
+// ahead of the woken one, in reverse order. The first case above with each
+// parked waiter on a carrier of its own, so that the queue's carriers name
+// them: LT 2 on carrier 0, LT 4 on carrier 2, LT 6 on carrier 1, each
+// parked by the bound, and LTs 5, 1 and 3, held back, keep each from being
+// its carrier's last awake waiter (and make every unlock() wake the oldest,
+// not a waiter of an idle carrier): queue 2, 4, 6 as carriers 0, 2, 1.
+// After the second unlock() (which wakes LT 4 beside LT 2) LT 0 re-takes
+// the word and keeps it; LTs 2 and 4 compete, each past 1 ms by its 5th
+// failed check (LT 0 sleeps before its yields), and park again: LT 2,
 // woken in its turn, at the front, LT 4 at the back, behind LT 6 (carriers
-// 0, 1, 0). (With park() re-parking every woken waiter at the front, the
-// queue was 0, 0, 1.)
+// 0, 1, 2). (With park() re-parking every woken waiter at the front, the
+// queue was 0, 2, 1 or 2, 0, 1; with the waiter woken beside at the front
+// and the one in its turn at the back, 2, 1, 0.)
 TEST(adaptive_mutex, a_waiter_woken_beside_the_woken_one_that_loses_parks_again_at_the_back) {
-  idle_carrier_script s(beside_the_woken_carriers, adaptive_mutex<scripted_carriers_runtime>::default_barge_limit);
+  idle_carrier_script s({0, 2, 0, 1, 2, 0, 1}, adaptive_mutex<scripted_carriers_runtime>::default_barge_limit);
   int second_woken = -1;
   std::vector<unsigned> queue;
   bool queue_whole = false;
   s.run([&](idle_carrier_script& d) {
     d.set_sampled_averages(/*hold_ns=*/1'000, /*wake_up_ns=*/1'000'000'000);
     d.start(5, /*parks=*/false);
+    d.start(1, /*parks=*/false);
     d.start(3, /*parks=*/false);
-    d.hold_back({3, 5});
+    d.hold_back({1, 3, 5});
     start_until_parked(d, {2, 4, 6}, /*by_the_competition_bound=*/true);
-    EXPECT_EQ(d.queue_carriers(), (std::vector<unsigned>{0, 0, 1}));
+    EXPECT_EQ(d.queue_carriers(), (std::vector<unsigned>{0, 2, 1}));
     EXPECT_EQ(d.unlock(), 2);
     d.lock();
     second_woken = d.unlock();
@@ -1119,7 +1128,7 @@ TEST(adaptive_mutex, a_waiter_woken_beside_the_woken_one_that_loses_parks_again_
   EXPECT_TRUE(s.every_started_lt_acquired());
   EXPECT_EQ(second_woken, 4);
   EXPECT_EQ(s.suspends_of(4), 2u);
-  EXPECT_EQ(queue, (std::vector<unsigned>{0, 1, 0}));  // LT 2, LT 6, LT 4
+  EXPECT_EQ(queue, (std::vector<unsigned>{0, 1, 2}));  // LT 2, LT 6, LT 4
   EXPECT_TRUE(queue_whole);
 }
 
