@@ -130,6 +130,8 @@ def test_a_run_without_a_gap_says_its_fast_phase_is_relative(tmp_path):
     assert split(tmp_path, "ttas").note == ""
     _probes(tmp_path, [(1, 325, 330), (2, 340, 350), (3, 500, 525)])
     assert split(tmp_path, "ttas", fast_below=400, slow_above=450).note == ""
+    assert split(tmp_path, "ttas", fast_below=400).note == ""
+    assert split(tmp_path, "ttas", slow_above=900).note == ""
 
 
 def test_explicit_thresholds(tmp_path):

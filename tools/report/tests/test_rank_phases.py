@@ -140,6 +140,7 @@ def test_explicit_thresholds_replace_the_gap(tmp_path, capsys):
     section = _section(capsys.readouterr().out)
     assert "slow at least 95 ns (slow threshold given, fast from the 6 probes of the inputs)" in section
     assert "3 fast, 3 slow, 0 unplaced" in section
+    assert "no gap" not in section  # the note is for two derived thresholds only
 
 
 def test_bad_thresholds_and_missing_probes_are_one_error_line(tmp_path, capsys):
