@@ -1045,30 +1045,26 @@ TEST(adaptive_mutex, unlock_wakes_a_waiter_parked_by_the_competition_bound_besid
   EXPECT_EQ(r.counts_after_second_unlock, (detail::adaptive_mutex_access::waiter_counts{2, 0, true}));
 }
 
-TEST(adaptive_mutex, unlock_wakes_nobody_beside_a_woken_waiter_when_the_oldest_parked_behind_another) {
-  const wake_beside_the_woken r = wakes_when_the_oldest_waiter_was_parked({.by_the_competition_bound = false});
+// The second unlock() woke nobody: LT 4 stayed parked (LT 5 competing,
+// LT 2 WOKEN) and was woken by LT 2's unlock(), in its turn.
+void expect_nobody_woken_beside(const beside_the_woken_schedule& schedule) {
+  const wake_beside_the_woken r = wakes_when_the_oldest_waiter_was_parked(schedule);
   EXPECT_EQ(r.first_woken, 2);
   EXPECT_EQ(r.second_woken, -1);
   ASSERT_GE(r.acquired_by.size(), 2u);
   EXPECT_EQ(r.acquired_by[0], 2u);
   EXPECT_EQ(r.acquired_by[1], 4u);
-  EXPECT_EQ(r.barges_of_lt_4, 0);  // woken by LT 2's unlock(), in its turn
+  EXPECT_EQ(r.barges_of_lt_4, 0);
   EXPECT_EQ(r.suspends_of_lt_4, 1u);
-  // LT 5 competing, LT 4 parked, LT 2 WOKEN.
   EXPECT_EQ(r.counts_after_second_unlock, (detail::adaptive_mutex_access::waiter_counts{1, 1, true}));
 }
 
+TEST(adaptive_mutex, unlock_wakes_nobody_beside_a_woken_waiter_when_the_oldest_parked_behind_another) {
+  expect_nobody_woken_beside({.by_the_competition_bound = false});
+}
+
 TEST(adaptive_mutex, unlock_wakes_nobody_beside_a_woken_waiter_that_has_run) {
-  const wake_beside_the_woken r = wakes_when_the_oldest_waiter_was_parked({.woken_runs_first = true});
-  EXPECT_EQ(r.first_woken, 2);
-  EXPECT_EQ(r.second_woken, -1);
-  ASSERT_GE(r.acquired_by.size(), 2u);
-  EXPECT_EQ(r.acquired_by[0], 2u);
-  EXPECT_EQ(r.acquired_by[1], 4u);
-  EXPECT_EQ(r.barges_of_lt_4, 0);  // woken by LT 2's unlock(), in its turn
-  EXPECT_EQ(r.suspends_of_lt_4, 1u);
-  // LT 5 competing, LT 4 parked, LT 2 WOKEN (and running).
-  EXPECT_EQ(r.counts_after_second_unlock, (detail::adaptive_mutex_access::waiter_counts{1, 1, true}));
+  expect_nobody_woken_beside({.woken_runs_first = true});
 }
 
 TEST(adaptive_mutex, unlock_wakes_nobody_beside_a_woken_waiter_while_a_hand_off_is_due) {
