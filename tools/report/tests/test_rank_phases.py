@@ -26,6 +26,15 @@ def _section(out: str) -> str:
     return out.split("## By the machine's phase")[1]
 
 
+def _remeasured_section(tmp_path, capsys, sweep, again) -> str:
+    """The by-phase section of `rank` over the runs `sweep`, with the
+    configurations of `again` measured again (--remeasured)."""
+    first = write_runs(tmp_path / "sweep.csv", sweep)
+    second = write_runs(tmp_path / "again.csv", again)
+    assert cli.main(["rank", str(first), "--by-phase", "--remeasured", str(second)]) == 0
+    return _section(capsys.readouterr().out)
+
+
 def _list(section: str, heading: str) -> list[str]:
     """The '- ' lines under the line starting with `heading`."""
     block = section.split(heading)[1].split("\n\n", 2)
@@ -215,10 +224,7 @@ def test_remeasured_runs_replace_the_sweeps_phase_by_phase(tmp_path, capsys):
         + _timed("adaptive", [20], [SLOW], lts=64) + _timed("ttas", [30], [SLOW], lts=64)
         + _timed("library", [30], [SLOW], lts=64)
     )
-    first = write_runs(tmp_path / "sweep.csv", sweep)
-    second = write_runs(tmp_path / "again.csv", again)
-    assert cli.main(["rank", str(first), "--by-phase", "--remeasured", str(second)]) == 0
-    section = _section(capsys.readouterr().out)
+    section = _remeasured_section(tmp_path, capsys, sweep, again)
     # 18 runs of the sweep less lts=1's 6, and the 12 + 3 of lts=1 and lts=64 again.
     assert "The ranked configurations' runs: 12 fast, 15 slow, 0 unplaced" in section
     assert "| fast | 3 | 3 of 3 | 1 of 3 | 1, 1 |" in section
@@ -253,10 +259,7 @@ def test_thresholds_stand_on_every_probe_of_the_inputs(tmp_path, capsys):
     # the runs ranked alone (60, 100) would have left those unplaced.
     sweep = _timed("adaptive", [50], [SLOW], lts=1) + _timed("ttas", [100], [SLOW], lts=1)
     again = _timed("adaptive", [100, 90], [60, 100], lts=1) + _timed("ttas", [100, 100], [60, 100], lts=1)
-    first = write_runs(tmp_path / "sweep.csv", sweep)
-    second = write_runs(tmp_path / "again.csv", again)
-    assert cli.main(["rank", str(first), "--by-phase", "--remeasured", str(second)]) == 0
-    section = _section(capsys.readouterr().out)
+    section = _remeasured_section(tmp_path, capsys, sweep, again)
     assert "fast at most 100 ns, slow at least 400 ns (thresholds from the 6 probes of the inputs)" in section
     assert "The ranked configurations' runs: 4 fast, 0 slow, 0 unplaced" in section
     assert "| fast | 1 | 1 of 1 | 0 of 0 | 0, 0 |" in section
