@@ -972,8 +972,8 @@ class adaptive_mutex {
         }
         continue;
       }
-      const bool may_wake_beside = wakes_beside_woken && !no_wake_beside && !due && has_parked(w) &&
-                                   (w & (woken | woken_lost)) == woken;
+      const bool may_wake_beside =
+          wakes_beside_woken && !no_wake_beside && !due && (w & (woken | woken_lost)) == woken;
       if (!has_parked(w) || ((w & woken) != 0 && !may_wake_beside) || (wake_up_is_wasted(w) && !due)) {
         // Nobody to wake, a woken one that has not run (unless the oldest
         // parked one may be woken beside it), or a wake-up that a competing
@@ -1011,10 +1011,10 @@ class adaptive_mutex {
       guard_unlock();
       w = word_.load(std::memory_order_relaxed);
     }
-    // Parked waiters, and none woken unless beside_woken (then WOKEN is
-    // the other waiter's, which may re-park meanwhile): that stays so while we hold the lock, since only
-    // a holder sets WOKEN or takes waiters out of the queue, and
-    // a waiter that parks now queues (the word is locked). The count is one
+    // Parked waiters, and none woken unless beside_woken (then WOKEN is the
+    // other waiter's, which may re-park meanwhile): that stays so while we
+    // hold the lock, since only a holder sets WOKEN or takes waiters out of
+    // the queue, and a waiter that parks now queues (the word is locked). The count is one
     // more than the queue's length from the pop below to the RMW after it;
     // only a holder relies on it, and we hold the lock.
     node* const ahead_of_turn = due || beside_woken ? nullptr : unlink_waiter_of_idle_carrier(n);
