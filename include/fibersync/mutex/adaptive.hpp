@@ -161,11 +161,12 @@ class adaptive_mutex {
   // 1.000-1.012 (docs/ADAPTIVE.md, findings 38 and 39). A waiter whose checks
   // are quick is left to long_wait_checks: a bound in time alone cost
   // hot-handover on Boost.Fiber 1% (waits of a millisecond made of thousands of
-  // short rounds). The clock is read at the first failed check and at those
-  // after 4, 8, 16 and 32 failed ones. The cost is fairness: more waiters
-  // wait parked, served one per turn, while others barge (Jain index at 32
-  // LTs there 0.99 -> 0.65; the 99th-percentile wait 23 -> 44 ms at 32 LTs,
-  // 205 -> 107 ms at 64).
+  // short rounds). The clock is read at the second failed check (so a wait
+  // that ends at its first reads none; finding 42) and at those after 4, 8,
+  // 16 and 32 failed ones. The cost is fairness: more waiters wait parked,
+  // served one per turn, while others barge (Jain index at 32 LTs there
+  // 0.99 -> 0.65; the 99th-percentile wait 23 -> 44 ms at 32 LTs, 205 -> 107
+  // ms at 64).
   static constexpr std::int64_t long_competition_ns = 1'000'000;
   static constexpr std::uint32_t long_competition_checks = 32;
   // Where the kernel time-slices LTs (OS threads) and the runtime says
@@ -271,7 +272,7 @@ class adaptive_mutex {
   }
   [[gnu::noinline]] bool try_lock_again(word_type w) noexcept { return try_lock_from(w); }
   [[gnu::noinline]] void lock_contended(word_type w) {
-    if (!try_lock_from(w)) lock_slow();
+    if (!try_lock_from(w)) lock_slow(w);
   }
   // A counted hold. release: pairs with the acquire CAS of the next holder.
   // The CAS (not a store) fails when a waiter counted itself meanwhile.
@@ -286,7 +287,7 @@ class adaptive_mutex {
   // anyone waits is one of these anyway.
   void lock_not_fast() {
     word_type w = word_.load(std::memory_order_relaxed);
-    if (!try_lock_past_waiters(w)) lock_slow();
+    if (!try_lock_past_waiters(w)) lock_slow(w);
   }
 
   // try_lock() from the word w, as read; on failure w is the word as last
@@ -646,12 +647,18 @@ class adaptive_mutex {
   // counted (in the word, or behind a fast hold in uncounted_waiters_,
   // which its holder's successors read). On a cooperative runtime it ends
   // at once where the word notes the holder on the waiter's own carrier
-  // (ends_spin_beside_its_holder).
-  bool spin_unannounced() noexcept {
+  // (ends_spin_beside_its_holder), and does not begin where `seen`, the
+  // word as lock() last read it, does: a pause there only delays the yield
+  // that lets the holder run (in high-contention on one carrier, where
+  // nearly every wait begins beside its holder, the lock without that pause
+  // and without finding 39's first clock read ran about 1% faster;
+  // docs/ADAPTIVE.md, finding 42).
+  bool spin_unannounced(word_type seen) noexcept {
     if (waiter<R>::longest_backoff(policy_) == 0) return false;
-    const std::uint32_t pauses = unannounced_pauses(policy_, pause_duration());
     // A waiter that does not yield stays on its carrier.
     const word_type beside_us = ends_spin_beside_its_holder ? own_place() : 0;
+    if (ends_spin_beside_its_holder && holder_noted_at(seen, beside_us)) return false;
+    const std::uint32_t pauses = unannounced_pauses(policy_, pause_duration());
     for (std::uint32_t pause = 0; pause < pauses; ++pause) {
       (cpu_relax)();
       word_type w = word_.load(std::memory_order_relaxed);
@@ -683,8 +690,8 @@ class adaptive_mutex {
   // An LT in lock_slow() is counted in exactly one place of the word (after
   // spin_unannounced() and any fast hold it waits out uncounted): as
   // competing, as parked, or as the woken waiter (WOKEN).
-  [[gnu::noinline]] void lock_slow() {
-    if (spin_unannounced()) return;
+  [[gnu::noinline]] void lock_slow(word_type seen_first) {
+    if (spin_unannounced(seen_first)) return;
     node* self = nullptr;
     bool was_woken = false;  // we hold WOKEN and must clear it (by acquiring or re-parking)
     bool lost = false;       // we set WOKEN_LOST and must clear it with WOKEN
@@ -694,7 +701,7 @@ class adaptive_mutex {
       carrier_seat seat = awake_.sit_down();  // awake: competing, or woken
       waiter<R> w(policy_);
       bool park_early = false;  // decided at short_wait_checks failed checks
-      std::int64_t competing_since = 0;  // where idle carriers do not steal: at the first failed check
+      std::int64_t competing_since = 0;  // where idle carriers do not steal: at the second failed check
       for (;;) {
         word_type seen = word_.load(std::memory_order_relaxed);
         if (was_woken && (seen & reserved) != 0) {
@@ -758,7 +765,7 @@ class adaptive_mutex {
           long_wait = checks >= long_wait_checks || park_early;  // park_early: set at short_wait_checks
           park_behind_others = park_behind_others && !holds_are_short();
         } else {
-          const bool long_competition = competed_long(w.failures(), competing_since);  // reads the clock first
+          const bool long_competition = competed_long(w.failures(), competing_since);  // at every check: it starts at check 1
           parks_long = long_competition;
           park_behind_others = park_behind_others && (w.failures() + 1 >= long_wait_checks || long_competition ||
                                                       !holds_are_shorter_than_own_carrier_wake_ups());
@@ -793,10 +800,10 @@ class adaptive_mutex {
 
   // Where idle carriers do not steal: whether a waiter at its failed check
   // number `failures` (from 0) has competed for long_competition_ns within
-  // long_competition_checks checks (see there). `since` is set at check 0.
+  // long_competition_checks checks (see there). `since` is set at check 1.
   static bool competed_long(std::uint32_t failures, std::int64_t& since) noexcept {
-    if (failures == 0) {
-      since = clock_ns();
+    if (failures <= 1) {
+      if (failures == 1) since = clock_ns();
       return false;
     }
     const bool clock_read_due = failures >= 4 && failures <= long_competition_checks && (failures & (failures - 1)) == 0;
