@@ -1585,12 +1585,12 @@ TEST(adaptive_mutex, where_idle_carriers_do_not_steal_a_waiter_whose_checks_are_
   EXPECT_GE(turns.suspends_since(150), 120u);
 }
 
-// The bound's clock: read at a waiter's second failed check (which starts
-// it; a wait that ends at its first reads no clock) and at its 4th, 8th,
-// 16th and 32nd, never after: a waiter whose 32 checks took less than 1 ms
-// makes quick checks (hot-handover's waits of a millisecond are thousands
-// of short rounds), and is left to long_wait_checks. Checks counted from
-// 0, as waiter::failures().
+// The bound's clock: started at check 1, a waiter's second failed check
+// (a wait that ends at its first reads no clock), and read again 4, 8, 16
+// and 32 checks later (checks 5, 9, 17 and 33; counted from 0, as
+// waiter::failures()), never after: a waiter whose 32 checks took less
+// than 1 ms makes quick checks (hot-handover's waits of a millisecond are
+// thousands of short rounds), and is left to long_wait_checks.
 TEST(adaptive_mutex, where_idle_carriers_do_not_steal_the_competition_bound_reads_the_clock_only_in_the_first_32_checks) {
   using M = adaptive_mutex<assigned_carriers_runtime<false>>;
   using access = detail::adaptive_mutex_access;
@@ -1605,10 +1605,10 @@ TEST(adaptive_mutex, where_idle_carriers_do_not_steal_the_competition_bound_read
   EXPECT_GT(since, 0);
   EXPECT_LE(since, now());
   since = now() + 3'600'000'000'000;  // an hour ahead: under 1 ms at any check
-  for (const std::uint32_t check : {4u, 8u, 16u, 32u}) EXPECT_FALSE(access::competed_long<M>(check, since));
+  for (const std::uint32_t check : {5u, 9u, 17u, 33u}) EXPECT_FALSE(access::competed_long<M>(check, since));
   since = now() - 2 * M::long_competition_ns;        // as if it began 2 ms ago
   for (std::uint32_t check = 2; check <= 2 * M::long_wait_checks; ++check) {
-    const bool read = check == 4 || check == 8 || check == 16 || check == 32;
+    const bool read = check == 5 || check == 9 || check == 17 || check == 33;
     EXPECT_EQ(access::competed_long<M>(check, since), read) << "check " << check;
   }
 }

@@ -152,8 +152,8 @@ class adaptive_mutex {
   static constexpr std::int64_t own_carrier_wake_up_to_hold = 1;
   // There a waiter kept competing by that rule parks behind others once it
   // has competed for long_competition_ns (1 ms, Go's starvation threshold)
-  // within its first long_competition_checks (32) failed checks: its checks
-  // are then ready-queue rounds of other LTs' work, not of waiters, and a
+  // within long_competition_checks (32) checks of its second failed one:
+  // its checks are then ready-queue rounds of other LTs' work, not of waiters, and a
   // wake-up is short next to the wait. In low-contention at 64 LTs (384 us of
   // work per LT between holds) a waiter kept checking for up to
   // long_wait_checks such rounds: 73-113 yields per acquisition (ttas 31), 4
@@ -162,8 +162,8 @@ class adaptive_mutex {
   // are quick is left to long_wait_checks: a bound in time alone cost
   // hot-handover on Boost.Fiber 1% (waits of a millisecond made of thousands of
   // short rounds). The clock is read at the second failed check (so a wait
-  // that ends at its first reads none; finding 42) and at those after 4, 8,
-  // 16 and 32 failed ones. The cost is fairness: more waiters wait parked,
+  // that ends at its first reads none; finding 42) and at those 4, 8, 16
+  // and 32 checks after it. The cost is fairness: more waiters wait parked,
   // served one per turn, while others barge (Jain index at 32 LTs there
   // 0.99 -> 0.65; the 99th-percentile wait 23 -> 44 ms at 32 LTs, 205 -> 107
   // ms at 64).
@@ -648,10 +648,11 @@ class adaptive_mutex {
   // which its holder's successors read). On a cooperative runtime it ends
   // at once where the word notes the holder on the waiter's own carrier
   // (ends_spin_beside_its_holder), and does not begin where `seen`, the
-  // word as lock() last read it, does: a pause there only delays the yield
-  // that lets the holder run (in high-contention on one carrier, where
-  // nearly every wait begins beside its holder, the lock without that pause
-  // and without finding 39's first clock read ran about 1% faster;
+  // word as the caller last read it, does: a pause there only delays the
+  // yield that lets the holder run (in high-contention on one carrier, where
+  // every wait behind a counted hold begins beside its holder, the lock ran
+  // about 1% faster without that pause and without the competition bound's
+  // clock read at a first failed check, the two measured together;
   // docs/ADAPTIVE.md, finding 42).
   bool spin_unannounced(word_type seen) noexcept {
     if (waiter<R>::longest_backoff(policy_) == 0) return false;
@@ -765,7 +766,7 @@ class adaptive_mutex {
           long_wait = checks >= long_wait_checks || park_early;  // park_early: set at short_wait_checks
           park_behind_others = park_behind_others && !holds_are_short();
         } else {
-          const bool long_competition = competed_long(w.failures(), competing_since);  // at every check: it starts at check 1
+          const bool long_competition = competed_long(w.failures(), competing_since);  // at every failed check
           parks_long = long_competition;
           park_behind_others = park_behind_others && (w.failures() + 1 >= long_wait_checks || long_competition ||
                                                       !holds_are_shorter_than_own_carrier_wake_ups());
@@ -800,13 +801,17 @@ class adaptive_mutex {
 
   // Where idle carriers do not steal: whether a waiter at its failed check
   // number `failures` (from 0) has competed for long_competition_ns within
-  // long_competition_checks checks (see there). `since` is set at check 1.
+  // long_competition_checks checks (see there). The clock starts at check 1,
+  // so that a wait that ends at its first failed check reads none; the
+  // checks are counted from there, so the bound is the same, one check
+  // later: it reads the clock again 4, 8, 16 and 32 checks on.
   static bool competed_long(std::uint32_t failures, std::int64_t& since) noexcept {
     if (failures <= 1) {
       if (failures == 1) since = clock_ns();
       return false;
     }
-    const bool clock_read_due = failures >= 4 && failures <= long_competition_checks && (failures & (failures - 1)) == 0;
+    const std::uint32_t timed = failures - 1;  // checks since the clock started
+    const bool clock_read_due = timed >= 4 && timed <= long_competition_checks && (timed & (timed - 1)) == 0;
     return clock_read_due && clock_ns() - since >= long_competition_ns;
   }
 
