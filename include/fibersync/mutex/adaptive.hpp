@@ -153,9 +153,9 @@ class adaptive_mutex {
   // There a waiter kept competing by that rule parks behind others once it
   // has competed for long_competition_ns (1 ms, Go's starvation threshold)
   // within long_competition_checks (32) checks of its second failed one:
-  // its checks are then ready-queue rounds of other LTs' work, not of waiters, and a
-  // wake-up is short next to the wait. In low-contention at 64 LTs (384 us of
-  // work per LT between holds) a waiter kept checking for up to
+  // its checks are then ready-queue rounds of other LTs' work, not of
+  // waiters, and a wake-up is short next to the wait. In low-contention at
+  // 64 LTs (384 us of work per LT between holds) a waiter kept checking for up to
   // long_wait_checks such rounds: 73-113 yields per acquisition (ttas 31), 4
   // with the bound, and 0.983-0.992 of the library's throughput ->
   // 1.000-1.012 (docs/ADAPTIVE.md, findings 38 and 39). A waiter whose checks
