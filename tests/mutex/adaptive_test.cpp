@@ -954,9 +954,9 @@ TEST(adaptive_mutex, a_woken_waiter_re_parking_takes_the_lock_when_it_finds_the_
 // is held back: counted competing and awake on carrier 0, it keeps LTs 2
 // and 4 from being its last awake waiter. With holds timed shorter than
 // wake-ups, LT 2 and then LT 4 compete while LT 0 sleeps 400 us before each
-// of its yields, so each has competed over 1 ms by its 5th failed check
-// (the bound's clock read after 4 failed ones), and parks there (queue:
-// 2, 4). LT 0's unlock() wakes LT 2, the oldest
+// of its yields, so each has competed over 1 ms by its 6th failed check
+// (the bound's clock started at its 2nd and read again 4 checks later),
+// and parks there (queue: 2, 4). LT 0's unlock() wakes LT 2, the oldest
 // (WOKEN); LT 0 re-takes the word at once, before LT 2 runs, and its next
 // unlock() also wakes LT 4, counted competing. LT 2 acquires in its turn
 // (the barge count restarts), and LT 4 right after it, a barge past LT 5.
@@ -1089,7 +1089,7 @@ TEST(adaptive_mutex, unlock_wakes_nobody_beside_a_woken_waiter_while_a_hand_off_
 // its carrier's last awake waiter (and make every unlock() wake the oldest,
 // not a waiter of an idle carrier): queue 2, 4, 6 as carriers 0, 2, 1.
 // After the second unlock() (which wakes LT 4 beside LT 2) LT 0 re-takes
-// the word and keeps it; LTs 2 and 4 compete, each past 1 ms by its 5th
+// the word and keeps it; LTs 2 and 4 compete, each past 1 ms by its 6th
 // failed check (LT 0 sleeps before its yields), and park again: LT 2,
 // woken in its turn, at the front, LT 4 at the back, behind LT 6 (carriers
 // 0, 1, 2). (With park() re-parking every woken waiter at the front, the

@@ -155,8 +155,8 @@ class adaptive_mutex {
   // within long_competition_checks (32) checks of its second failed one:
   // its checks are then ready-queue rounds of other LTs' work, not of
   // waiters, and a wake-up is short next to the wait. In low-contention at
-  // 64 LTs (384 us of work per LT between holds) a waiter kept checking for up to
-  // long_wait_checks such rounds: 73-113 yields per acquisition (ttas 31), 4
+  // 64 LTs (384 us of work per LT between holds) a waiter kept checking for
+  // up to long_wait_checks such rounds: 73-113 yields per acquisition (ttas 31), 4
   // with the bound, and 0.983-0.992 of the library's throughput ->
   // 1.000-1.012 (docs/ADAPTIVE.md, findings 38 and 39). A waiter whose checks
   // are quick is left to long_wait_checks: a bound in time alone cost
@@ -801,10 +801,8 @@ class adaptive_mutex {
 
   // Where idle carriers do not steal: whether a waiter at its failed check
   // number `failures` (from 0) has competed for long_competition_ns within
-  // long_competition_checks checks (see there). The clock starts at check 1,
-  // so that a wait that ends at its first failed check reads none; the
-  // checks are counted from there, so the bound is the same, one check
-  // later: it reads the clock again 4, 8, 16 and 32 checks on.
+  // long_competition_checks checks (see there): the clock starts at check 1
+  // and is read again 4, 8, 16 and 32 checks on.
   static bool competed_long(std::uint32_t failures, std::int64_t& since) noexcept {
     if (failures <= 1) {
       if (failures == 1) since = clock_ns();

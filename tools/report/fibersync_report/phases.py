@@ -103,11 +103,16 @@ def default_thresholds(round_trips: Sequence[float]) -> tuple[float, float]:
     return FAST_FACTOR * lowest, SLOW_FACTOR * lowest
 
 
-def without_a_gap_note(round_trips: Sequence[float]) -> str:
-    """A sentence for a report whose thresholds were derived from probes that
-    show no gap between phases (else ""): its "fast" is then only "near
-    the fastest probe of these runs", which need not be the machine's fast
-    phase (a sweep run wholly in a slow phase has its slow runs called fast)."""
+def without_a_gap_note(
+    round_trips: Sequence[float], fast_below: float | None = None, slow_above: float | None = None
+) -> str:
+    """A sentence for a report whose thresholds are both derived (neither
+    given) from probes that show no gap between phases (else ""): its
+    "fast" is then only "near the fastest probe of these runs", which need
+    not be the machine's fast phase (a sweep run wholly in a slow phase has
+    its slow runs called fast)."""
+    if fast_below is not None or slow_above is not None:
+        return ""
     if not round_trips or phase_gap(round_trips) is not None:
         return ""
     return (
@@ -209,7 +214,7 @@ def split(directory: str | Path, baseline: str, fast_below: float | None = None,
     all_probes = [ns for p in probes.values() for ns in p] + [
         ns for runs in groups.values() for ns in map(line_round_trip, runs) if ns
     ]
-    note = without_a_gap_note(all_probes) if fast_below is None and slow_above is None else ""
+    note = without_a_gap_note(all_probes, fast_below, slow_above)
     fast_below, slow_above = thresholds(all_probes, fast_below, slow_above)
 
     # (point, phase) -> cycle -> mutex -> throughput; and the probes each stands on.

@@ -265,7 +265,7 @@ def rank_by_phase(
     if not round_trips:
         raise LoadError("no run has line_round_trip_ns (the line's round trip the bench times before each run)")
     given = (fast_below is not None, slow_above is not None)
-    note = without_a_gap_note(round_trips) if given == (False, False) else ""
+    note = without_a_gap_note(round_trips, fast_below, slow_above)
     fast_below, slow_above = thresholds(round_trips, fast_below, slow_above)
 
     ignored = {ignore} if isinstance(ignore, str) else set(ignore)
