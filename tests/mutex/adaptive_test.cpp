@@ -339,14 +339,16 @@ static_assert(!idle_carriers_steal_v<counting_runtime<boost_fiber_runtime>>);
 // test assigns it: a deterministic stand-in for LTs spread over carriers that
 // do not take work from each other. Counts suspends per assigned carrier.
 // Preemptive only changes what the runtime tells the mutex (the fibers still
-// switch only when they yield or suspend). Counts resumes too.
-template <bool IdleCarriersSteal, bool Preemptive = false>
+// switch only when they yield or suspend), and so does BusyCarriersSteal.
+// Counts resumes too.
+template <bool IdleCarriersSteal, bool Preemptive = false, bool BusyCarriersSteal = false>
 struct assigned_carriers_runtime {
   using base = boost_fiber_runtime;
   using handle = base::handle;
   static constexpr std::string_view name = "assigned_carriers";
   static constexpr bool idle_carriers_steal = IdleCarriersSteal;
   static constexpr bool preemptive = Preemptive;
+  static constexpr bool busy_carriers_steal = BusyCarriersSteal;
   static inline std::map<handle, unsigned> carrier_of;  // one OS thread: no lock needed
   static inline std::map<unsigned, unsigned> suspends;
   static inline unsigned resumes = 0;
@@ -1421,6 +1423,105 @@ TEST(adaptive_mutex, on_a_cooperative_runtime_a_waiter_beside_its_holder_does_no
   std::printf("[ info     ] median contended lock(): beside %lld ns, elsewhere %lld ns\n",
               static_cast<long long>(beside.count()), static_cast<long long>(elsewhere.count()));
   EXPECT_GT(elsewhere, 10 * beside);
+}
+
+// Which adapters gather their waiters on busy carriers (counting_runtime
+// and the harness's traced runtime forward the trait).
+static_assert(busy_carriers_steal_v<boost_fiber_runtime>);
+static_assert(busy_carriers_steal_v<counting_runtime<boost_fiber_runtime>>);
+static_assert(busy_carriers_steal_v<os_thread_runtime>);  // implied by idle_carriers_steal
+static_assert(adaptive_mutex<boost_fiber_runtime>::gathers_waiters);
+static_assert(adaptive_mutex<counting_runtime<boost_fiber_runtime>>::gathers_waiters);
+static_assert(!adaptive_mutex<os_thread_runtime>::gathers_waiters);
+static_assert(!adaptive_mutex<assigned_carriers_runtime</*IdleCarriersSteal=*/false>>::gathers_waiters);
+
+// assigned_carriers_runtime whose idle carriers do not steal, with
+// BusyCarriersSteal as given, counting yields.
+template <bool BusyCarriersSteal>
+struct yield_counting_carriers_runtime
+    : assigned_carriers_runtime</*IdleCarriersSteal=*/false, /*Preemptive=*/false, BusyCarriersSteal> {
+  using base_runtime = assigned_carriers_runtime<false, false, BusyCarriersSteal>;
+  static inline unsigned yields = 0;
+  static void yield() {
+    ++yields;
+    base_runtime::yield();
+  }
+};
+
+// LTs on one real carrier, LT i on the carrier carriers[i], take 60 turns
+// to hold the lock across 10 yields each, spinning `spin` before each
+// yield. Barge limit 0: every release hands the lock to the oldest parked
+// waiter. Until waiters gather, one waiter competes through every hold
+// (its carrier's last awake one, or the last competing one) and the others
+// park behind it. Returns the yields made from the start of turn 30 to
+// the end, less the holders' 10 a turn.
+template <bool BusyCarriersSteal>
+unsigned waiter_yields_of_lts_on_carriers(std::vector<unsigned> carriers, std::chrono::microseconds spin = 0us) {
+  using R = yield_counting_carriers_runtime<BusyCarriersSteal>;
+  constexpr int turns = 60;
+  constexpr int from = 30;
+  constexpr int holder_yields = 10;
+  R::reset();
+  R::yields = 0;
+  adaptive_mutex<R> m(wait_policy{}.with_yield_every(1).with_suspend_after(4), /*barge_limit=*/0);
+  int turn = 0;  // one OS thread: plain variables
+  unsigned yields_at_from = 0;
+  unsigned holder_yields_since_from = 0;
+  watchdog dog("adaptive waiters gathering", 60s);
+  R::run_lts(static_cast<unsigned>(carriers.size()), [&](unsigned lt) { return carriers[lt]; }, [&](unsigned) {
+    while (turn < turns) {
+      m.lock();
+      if (turn >= turns) {
+        m.unlock();
+        break;
+      }
+      if (turn == from) yields_at_from = R::yields;
+      ++turn;
+      for (int i = 0; i < holder_yields; ++i) {
+        const auto until = std::chrono::steady_clock::now() + spin;
+        while (std::chrono::steady_clock::now() < until) {
+        }
+        if (turn > from) ++holder_yields_since_from;
+        R::yield();
+      }
+      m.unlock();
+    }
+  });
+  return R::yields - yields_at_from - holder_yields_since_from;
+}
+
+TEST(adaptive_mutex, where_busy_carriers_steal_waiters_gather_while_they_wait_beside_a_holder_that_yields) {
+  // All three on one carrier: the competing waiter finds its holder noted on
+  // its own carrier at every check, about 10 a turn, far more than one per
+  // 8 acquisitions, and once the count reaches 16 every waiter parks, the
+  // carrier's last awake one too. In the last 30 turns nobody competes
+  // (each is handed the lock in its turn); in the control, whose busy
+  // carriers do not steal either, one waiter fails about 10 checks a turn.
+  EXPECT_LE(waiter_yields_of_lts_on_carriers</*BusyCarriersSteal=*/true>({0, 0, 0}), 30u);
+  EXPECT_GE(waiter_yields_of_lts_on_carriers</*BusyCarriersSteal=*/false>({0, 0, 0}), 250u);
+}
+
+TEST(adaptive_mutex, waiters_gather_only_while_fewer_than_48_wait) {
+  using M = adaptive_mutex<yield_counting_carriers_runtime<true>>;
+  static_assert(M::gather_waiters_max == 48);
+  // 48 LTs on one carrier: 47 wait, and they gather as three do. 49: 48
+  // wait, and one competes through every hold, as without the rule.
+  EXPECT_LE(waiter_yields_of_lts_on_carriers</*BusyCarriersSteal=*/true>(std::vector<unsigned>(48, 0)), 30u);
+  EXPECT_GE(waiter_yields_of_lts_on_carriers</*BusyCarriersSteal=*/true>(std::vector<unsigned>(49, 0)), 250u);
+}
+
+TEST(adaptive_mutex, waiters_do_not_gather_behind_a_holder_on_other_carriers_or_with_long_holds) {
+  // The same three LTs on three assigned carriers: no check is made beside
+  // the holder, so the count stays 0 and one waiter competes through every
+  // hold, as in the control above (about 620 yields: on three carriers
+  // both waiters compete, each its carrier's last awake one). On one
+  // carrier with holds of 10 x 20 us the checks beside the holder count,
+  // but by turn 24 the sampled holds (one in 8 acquisitions, each moving
+  // the average 1/8 of the way) are over the 50 us floor and the waiters
+  // compete again: about 330, as in the control (with 10 x 6 us the
+  // average is still under the floor at turn 60, and nobody competes).
+  EXPECT_GE(waiter_yields_of_lts_on_carriers</*BusyCarriersSteal=*/true>({0, 1, 2}), 250u);
+  EXPECT_GE(waiter_yields_of_lts_on_carriers</*BusyCarriersSteal=*/true>({0, 0, 0}, 20us), 250u);
 }
 
 // `lts` LTs (2 unless given) on one carrier (where idle carriers steal,

@@ -18,9 +18,10 @@
 //   competing, and so does every waiter while holds are short next to
 //   wake-ups, within long_wait_checks, and where idle carriers do not
 //   steal, until it has competed 1 ms within its first 32 checks; on OS
-//   threads a waiter beside its holder parks at once) are the rules of
-//   the constants below
-//   (docs/ADAPTIVE.md, "Design").
+//   threads a waiter beside its holder parks at once; on Boost.Fiber every
+//   waiter parks while checks beside a holder that yielded are frequent,
+//   gathers_waiters)
+//   are the rules of the constants below (docs/ADAPTIVE.md, "Design").
 //   unlock() frees the word and wakes the oldest parked waiter unless one
 //   is already awake: the woken one (WOKEN), or, on a cooperative runtime
 //   whose idle carriers steal, a competing one while the last woken waiter
@@ -192,6 +193,41 @@ class adaptive_mutex {
   // rule the lock ran at 1.03-1.19 of itself without it on Boost.Fiber,
   // Argobots and our scheduler (docs/ADAPTIVE.md, finding 23).
   static constexpr bool ends_spin_beside_its_holder = !preemptive_v<R>;
+  // Where busy carriers steal but idle ones do not (Boost.Fiber's
+  // work_stealing; runtime/concept.hpp) and LTs are not time-sliced, the
+  // waiters gather (gathering()): every waiter parks at its failed checks,
+  // even its carrier's last awake one, and unlock() wakes the oldest parked
+  // waiter, never one out of turn for an idle carrier, while
+  //   - failed checks that find the holder noted on the waiter's own
+  //     carrier (it yielded or waits inside its critical section) come at
+  //     more than one per sample_every acquisitions in lock_slow(): a count
+  //     of them, less one per sampled hold, is beside_checks_to_gather or
+  //     more (it stops at beside_checks_cap, so that it falls soon after
+  //     they stop);
+  //   - the sampled holds are under gather_hold_ns (paper-coop's, 0.3-0.7
+  //     ms and yielding, are not);
+  //   - fewer than gather_waiters_max waiters are counted in the word.
+  // That is what boost::fibers::mutex does: a carrier left with only parked
+  // LTs sleeps, the busy one takes the LTs woken for it, and the lock passes
+  // between LTs of one carrier, in its cache. In high-contention (the
+  // critical section yields) competing waiters kept both carriers busy and
+  // every hand-over crossed between them, which on one of our machines took
+  // 105-160 ns a line round trip: 0.87-0.92 of the library at 8-16 LTs;
+  // gathered, 0.95-0.98 (docs/ADAPTIVE.md, findings 43 and 44). At 64 LTs a
+  // gathered run was as slow as the library's (0.97-1.02 of it; its own
+  // throughput there is a sixth to a fifth below that at 32), and competing
+  // waiters ran at 1.10-1.15 of it; why a gathered run slows with its length
+  // is not known. A latch in place of the rate (one check beside the holder
+  // and every waiter parks for good) cost hot-handover 31-33% and paper-coop
+  // 17-22% (finding 43). Not on Argobots, whose streams never take each
+  // other's ULTs: each hand-over became a wake-up on the other stream
+  // (high-contention 14-15% slower, finding 43); nor where idle carriers
+  // steal: they are woken to run the woken LTs, and nothing gathers.
+  static constexpr bool gathers_waiters = busy_carriers_steal_v<R> && !idle_carriers_steal_v<R> && !preemptive_v<R>;
+  static constexpr std::int32_t beside_checks_to_gather = 16;
+  static constexpr std::int32_t beside_checks_cap = 64;
+  static constexpr std::int64_t gather_hold_ns = 50'000;
+  static constexpr std::uint64_t gather_waiters_max = 48;
 
   // Before it counts itself in the word, a waiter polls it for
   // unannounced_backoffs of the waiter's longest backoffs and for at least
@@ -518,6 +554,12 @@ class adaptive_mutex {
     if (since == 0) return;
     held_since_.store(0, std::memory_order_relaxed);
     add_bounded_sample(hold_ns_, clock_ns() - since);
+    if constexpr (gathers_waiters) {
+      // One sampled hold in sample_every acquisitions in lock_slow(): the
+      // count falls unless checks beside the holder come more often.
+      const std::int32_t beside = beside_checks_.load(std::memory_order_relaxed);
+      if (beside > 0) beside_checks_.store(beside - 1, std::memory_order_relaxed);
+    }
     // Fast holds only while the sampled holds are short (see no_fast_holds).
     const bool long_holds = hold_ns_.load(std::memory_order_relaxed) >= long_hold_ns;
     if (long_holds != fast_holds_barred(uncounted_waiters_.load(std::memory_order_relaxed))) {
@@ -622,6 +664,30 @@ class adaptive_mutex {
     } else {
       return false;
     }
+  }
+
+  // Where gathers_waiters (see there): whether every waiter parks, and
+  // unlock() wakes only the oldest, given the word w as last read. The
+  // count is a rate: a failed check beside
+  // the holder adds 1 (count_check_beside_holder()), a sampled hold takes 1
+  // (end_hold()). It only decides whether to park and whom to wake, never
+  // who owns the lock: relaxed, and a lost update moves it by one.
+  bool gathering(word_type w) const noexcept {
+    if constexpr (!gathers_waiters) {
+      return false;
+    } else {
+      if (beside_checks_.load(std::memory_order_relaxed) < beside_checks_to_gather) return false;
+      const std::int64_t hold = hold_ns_.load(std::memory_order_relaxed);
+      const word_type waiters = (w & competing_mask) / competing_one + (w & parked_mask) / parked_one;
+      return hold > 0 && hold < gather_hold_ns && waiters < gather_waiters_max;
+    }
+  }
+  // A failed check that read the word `seen`, where gathers_waiters.
+  void count_check_beside_holder(word_type seen) noexcept {
+    // The cheap test first: no place noted, no carrier() call.
+    if ((seen & place_mask) == 0 || !holder_noted_at(seen, own_place())) return;
+    const std::int32_t beside = beside_checks_.load(std::memory_order_relaxed);
+    if (beside < beside_checks_cap) beside_checks_.store(beside + 1, std::memory_order_relaxed);
   }
 
   // Holder only: an acquisition passed waiters (competing, parked or woken).
@@ -775,8 +841,13 @@ class adaptive_mutex {
           word_.fetch_or(woken_lost, std::memory_order_relaxed);  // tells unlock() we are running
           lost = true;
         }
-        const bool may_park = park_behind_others || long_wait || parks_beside_the_holder(seen);
-        if (w.on_failure(/*may_suspend=*/may_park && !awake_.last_on_carrier(seat))) break;
+        bool gather = false;
+        if constexpr (gathers_waiters) {
+          count_check_beside_holder(seen);
+          gather = gathering(seen);
+        }
+        const bool may_park = gather || park_behind_others || long_wait || parks_beside_the_holder(seen);
+        if (w.on_failure(/*may_suspend=*/may_park && (gather || !awake_.last_on_carrier(seat)))) break;
       }
       if (self == nullptr) self = pool::acquire();
       awake_.stand_up(seat);
@@ -1027,7 +1098,7 @@ class adaptive_mutex {
     // the queue, and a waiter that parks now queues (the word is locked). The count is one
     // more than the queue's length from the pop below to the RMW after it;
     // only a holder relies on it, and we hold the lock.
-    node* const ahead_of_turn = due || beside_woken ? nullptr : unlink_waiter_of_idle_carrier(n);
+    node* const ahead_of_turn = due || beside_woken || gathering(w) ? nullptr : unlink_waiter_of_idle_carrier(n);
     if (ahead_of_turn != nullptr) {
       n = ahead_of_turn;
     } else {
@@ -1203,6 +1274,11 @@ class adaptive_mutex {
   // off, a competing waiter is trusted to take the word. It only decides
   // whether to wake, never who owns the lock: relaxed.
   std::atomic<bool> last_woken_lost_{true};
+  // Where gathers_waiters: failed checks beside the holder, less sampled
+  // holds, from 0 to beside_checks_cap (see gathering()). On the guard's
+  // line: waiters write it only at a check beside a holder that is not
+  // running, and parking touches this line anyway.
+  std::atomic<std::int32_t> beside_checks_{0};
   wait_policy policy_;  // read-only after construction; suspend_after 0 or 1
   std::uint32_t barge_limit_;
   std::uint32_t patience_;  // barge_limit_ x patience_factor

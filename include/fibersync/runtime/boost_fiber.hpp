@@ -50,6 +50,9 @@ struct boost_fiber_runtime {
   // sleeps (idle_suspend) until a fiber is scheduled onto it, not when
   // another carrier's ready queue grows.
   static constexpr bool idle_carriers_steal = false;
+  // But an awake carrier with nothing of its own to run steals, and the
+  // fiber it stole stays with it (detached from the victim's scheduler).
+  static constexpr bool busy_carriers_steal = true;
 
   static handle current() { return self(); }
 

@@ -49,6 +49,19 @@
 // a carrier while another has a queue of work (adaptive_mutex does). Read it
 // through idle_carriers_steal_v<R>, which is false when the member is absent.
 //
+// Optional: `static constexpr bool busy_carriers_steal`, true when a carrier
+// that is awake and out of ready LTs of its own takes ready LTs of other
+// carriers, which then stay with it (Boost.Fiber's work_stealing), even if an
+// idle carrier sleeps until an LT is scheduled onto it. Where this holds and
+// idle carriers do not steal, the LTs that park gather on the carriers that
+// stay awake: if every waiter of a lock parks, a carrier left with nothing
+// to run sleeps, the LTs woken for it are taken by the awake one, and the
+// lock passes between LTs of one carrier, in its cache. A parking mutex may
+// park every waiter where they mostly wait beside a holder that yielded on
+// their own carrier (adaptive_mutex does). Read it through
+// busy_carriers_steal_v<R>, which is false when the member is absent and
+// true where idle_carriers_steal_v<R> is.
+//
 // Optional: `static constexpr bool preemptive`, true when LTs are scheduled
 // preemptively by time slices (OS threads under the kernel): a runnable LT,
 // a waiter that yielded among them, may wait for other LTs' time slices
@@ -90,6 +103,15 @@ inline constexpr bool idle_carriers_steal_v = [] {
     return static_cast<bool>(R::idle_carriers_steal);
   } else {
     return false;
+  }
+}();
+
+template <class R>
+inline constexpr bool busy_carriers_steal_v = [] {
+  if constexpr (requires { R::busy_carriers_steal; }) {
+    return static_cast<bool>(R::busy_carriers_steal) || idle_carriers_steal_v<R>;
+  } else {
+    return idle_carriers_steal_v<R>;
   }
 }();
 

@@ -33,6 +33,7 @@ struct counting_runtime {
 
   static constexpr wait_policy default_wait_policy() noexcept { return fibersync::default_wait_policy<R>(); }
   static constexpr bool idle_carriers_steal = idle_carriers_steal_v<R>;
+  static constexpr bool busy_carriers_steal = busy_carriers_steal_v<R>;
   static constexpr bool preemptive = preemptive_v<R>;
 
   static handle current() { return R::current(); }

@@ -163,6 +163,7 @@ struct traced_runtime {
 
   static constexpr wait_policy default_wait_policy() noexcept { return inner::default_wait_policy(); }
   static constexpr bool idle_carriers_steal = inner::idle_carriers_steal;
+  static constexpr bool busy_carriers_steal = inner::busy_carriers_steal;
   static constexpr bool preemptive = inner::preemptive;
   static handle current() { return inner::current(); }
   static void yield() { around_switch<Traits>(kind::mutex_yield, [] { inner::yield(); }); }
