@@ -1501,13 +1501,13 @@ TEST(adaptive_mutex, where_busy_carriers_steal_waiters_gather_while_they_wait_be
   EXPECT_GE(waiter_yields_of_lts_on_carriers</*BusyCarriersSteal=*/false>({0, 0, 0}), 250u);
 }
 
-TEST(adaptive_mutex, waiters_gather_only_while_fewer_than_48_wait) {
+TEST(adaptive_mutex, waiters_gather_only_while_fewer_than_24_wait) {
   using M = adaptive_mutex<yield_counting_carriers_runtime<true>>;
-  static_assert(M::gather_waiters_max == 48);
-  // 48 LTs on one carrier: 47 wait, and they gather as three do. 49: 48
+  static_assert(M::gather_waiters_max == 24);
+  // 24 LTs on one carrier: 23 wait, and they gather as three do. 25: 24
   // wait, and one competes through every hold, as without the rule.
-  EXPECT_LE(waiter_yields_of_lts_on_carriers</*BusyCarriersSteal=*/true>(std::vector<unsigned>(48, 0)), 30u);
-  EXPECT_GE(waiter_yields_of_lts_on_carriers</*BusyCarriersSteal=*/true>(std::vector<unsigned>(49, 0)), 250u);
+  EXPECT_LE(waiter_yields_of_lts_on_carriers</*BusyCarriersSteal=*/true>(std::vector<unsigned>(24, 0)), 30u);
+  EXPECT_GE(waiter_yields_of_lts_on_carriers</*BusyCarriersSteal=*/true>(std::vector<unsigned>(25, 0)), 250u);
 }
 
 TEST(adaptive_mutex, waiters_do_not_gather_behind_a_holder_on_other_carriers_or_with_long_holds) {

@@ -213,11 +213,11 @@ class adaptive_mutex {
   // critical section yields) competing waiters kept both carriers busy and
   // every hand-over crossed between them, which on one of our machines took
   // 105-160 ns a line round trip: 0.87-0.92 of the library at 8-16 LTs;
-  // gathered, 0.95-0.98 (docs/ADAPTIVE.md, findings 43 and 44). At 64 LTs a
-  // gathered run was as slow as the library's (0.97-1.02 of it; its own
-  // throughput there is a sixth to a fifth below that at 32), and competing
-  // waiters ran at 1.10-1.15 of it; why a gathered run slows with its length
-  // is not known. A latch in place of the rate (one check beside the holder
+  // gathered, 0.92-0.98 (docs/ADAPTIVE.md, findings 43 and 44). At 32 and
+  // 64 LTs a gathered run was as slow as the library's, which there runs a
+  // fifth below its speed at 16 LTs (0.96-0.97 of it), and competing waiters
+  // ran at 1.05-1.15 of it; why a gathered run slows with its length is not
+  // known. A latch in place of the rate (one check beside the holder
   // and every waiter parks for good) cost hot-handover 31-33% and paper-coop
   // 17-22% (finding 43). Not on Argobots, whose streams never take each
   // other's ULTs: each hand-over became a wake-up on the other stream
@@ -227,7 +227,7 @@ class adaptive_mutex {
   static constexpr std::int32_t beside_checks_to_gather = 16;
   static constexpr std::int32_t beside_checks_cap = 64;
   static constexpr std::int64_t gather_hold_ns = 50'000;
-  static constexpr std::uint64_t gather_waiters_max = 48;
+  static constexpr std::uint64_t gather_waiters_max = 24;
 
   // Before it counts itself in the word, a waiter polls it for
   // unannounced_backoffs of the waiter's longest backoffs and for at least
