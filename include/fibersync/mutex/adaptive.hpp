@@ -212,8 +212,9 @@ class adaptive_mutex {
   // between LTs of one carrier, in its cache. In high-contention (the
   // critical section yields) competing waiters kept both carriers busy and
   // every hand-over crossed between them, which on one of our machines took
-  // 105-160 ns a line round trip: 0.87-0.92 of the library at 8-16 LTs;
-  // gathered, 0.92-0.98 (docs/ADAPTIVE.md, findings 43 and 44). At 32 and
+  // 105-160 ns a line round trip: 0.83-0.92 of the library at 8-16 LTs in
+  // A/Bs; gathered, 0.95-0.98 (0.89-1.02 in the checks, where some runs
+  // gather only partly; docs/ADAPTIVE.md, findings 43 and 44). At 32 and
   // 64 LTs a gathered run was as slow as the library's, which there runs a
   // fifth below its speed at 16 LTs (0.96-0.97 of it), and competing waiters
   // ran at 1.05-1.15 of it; why a gathered run slows with its length is not
