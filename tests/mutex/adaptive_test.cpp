@@ -1320,6 +1320,36 @@ struct assigned_cpus_runtime : assigned_carriers_runtime</*IdleCarriersSteal=*/t
   }
 };
 
+// LTs take `turns` turns to hold m, each hold across `holder_yields` of
+// R's yields, calling before_yield() before each; run_lts(body) runs the
+// LTs, each calling body(). Returns the yields R counted (R::yields) from
+// the start of turn `from` to the end, less the holders' (a yield inside
+// unlock() counts as a waiter's).
+template <class R, class M, class RunLts, class BeforeYield>
+unsigned waiter_yields_in_turns(M& m, RunLts run_lts, int turns, int from, int holder_yields, BeforeYield before_yield) {
+  int turn = 0;  // one OS thread: plain variables
+  unsigned yields_at_from = 0;
+  unsigned holder_yields_since_from = 0;
+  run_lts([&] {
+    while (turn < turns) {
+      m.lock();
+      if (turn >= turns) {
+        m.unlock();
+        break;
+      }
+      if (turn == from) yields_at_from = R::yields;
+      ++turn;
+      for (int i = 0; i < holder_yields; ++i) {
+        before_yield();
+        if (turn > from) ++holder_yields_since_from;
+        R::yield();
+      }
+      m.unlock();
+    }
+  });
+  return R::yields - yields_at_from - holder_yields_since_from;
+}
+
 // Three LTs on one real carrier, each "on" the CPU the test gives it, take
 // `turns` turns to hold the lock across 40 yields. While one holds, the
 // others wait: until one parks, one competes (yielding at each failed
@@ -1336,28 +1366,14 @@ unsigned waiter_yields_of_three_lts_on_cpus(std::array<int, 3> cpus, int turns, 
   R::cpu_of.clear();
   R::yields = 0;
   adaptive_mutex<R> m(wait_policy{}.with_yield_every(1).with_suspend_after(4), /*barge_limit=*/0);
-  int turn = 0;  // one OS thread: plain variables
-  unsigned yields_at_from = 0;
-  unsigned holder_yields = 0;
   watchdog dog("adaptive waiters on assigned CPUs", 60s);
-  R::run_lts(3, [&](unsigned lt) {
-    R::cpu_of[R::current()] = cpus[lt];
-    while (turn < turns) {
-      m.lock();
-      if (turn >= turns) {
-        m.unlock();
-        break;
-      }
-      if (turn == from) yields_at_from = R::yields;
-      ++turn;
-      for (int i = 0; i < 40; ++i) {
-        if (turn > from) ++holder_yields;
-        R::yield();
-      }
-      m.unlock();
-    }
-  });
-  return R::yields - yields_at_from - holder_yields;
+  const auto run_lts = [&](auto body) {
+    R::run_lts(3, [&](unsigned lt) {
+      R::cpu_of[R::current()] = cpus[lt];
+      body();
+    });
+  };
+  return waiter_yields_in_turns<R>(m, run_lts, turns, from, /*holder_yields=*/40, [] {});
 }
 
 TEST(adaptive_mutex, where_lts_are_time_sliced_a_waiter_beside_its_holder_parks_at_once) {
@@ -1458,36 +1474,19 @@ struct yield_counting_carriers_runtime
 template <bool BusyCarriersSteal>
 unsigned waiter_yields_of_lts_on_carriers(std::vector<unsigned> carriers, std::chrono::microseconds spin = 0us) {
   using R = yield_counting_carriers_runtime<BusyCarriersSteal>;
-  constexpr int turns = 60;
-  constexpr int from = 30;
-  constexpr int holder_yields = 10;
   R::reset();
   R::yields = 0;
   adaptive_mutex<R> m(wait_policy{}.with_yield_every(1).with_suspend_after(4), /*barge_limit=*/0);
-  int turn = 0;  // one OS thread: plain variables
-  unsigned yields_at_from = 0;
-  unsigned holder_yields_since_from = 0;
   watchdog dog("adaptive waiters gathering", 60s);
-  R::run_lts(static_cast<unsigned>(carriers.size()), [&](unsigned lt) { return carriers[lt]; }, [&](unsigned) {
-    while (turn < turns) {
-      m.lock();
-      if (turn >= turns) {
-        m.unlock();
-        break;
-      }
-      if (turn == from) yields_at_from = R::yields;
-      ++turn;
-      for (int i = 0; i < holder_yields; ++i) {
-        const auto until = std::chrono::steady_clock::now() + spin;
-        while (std::chrono::steady_clock::now() < until) {
-        }
-        if (turn > from) ++holder_yields_since_from;
-        R::yield();
-      }
-      m.unlock();
+  const auto run_lts = [&](auto body) {
+    R::run_lts(static_cast<unsigned>(carriers.size()), [&](unsigned lt) { return carriers[lt]; }, [&](unsigned) { body(); });
+  };
+  const auto spin_for = [spin] {
+    const auto until = std::chrono::steady_clock::now() + spin;
+    while (std::chrono::steady_clock::now() < until) {
     }
-  });
-  return R::yields - yields_at_from - holder_yields_since_from;
+  };
+  return waiter_yields_in_turns<R>(m, run_lts, /*turns=*/60, /*from=*/30, /*holder_yields=*/10, spin_for);
 }
 
 TEST(adaptive_mutex, where_busy_carriers_steal_waiters_gather_while_they_wait_beside_a_holder_that_yields) {
