@@ -215,12 +215,12 @@ class adaptive_mutex {
   // 105-160 ns a line round trip: 0.83-0.92 of the library at 8-16 LTs in
   // A/Bs; gathered, 0.95-0.98 (0.89-1.02 in the checks, where some runs
   // gather only partly; docs/ADAPTIVE.md, findings 43 and 44). At 32 and
-  // 64 LTs a gathered run was as slow as the library's, which there runs a
-  // fifth below its speed at 16 LTs (0.96-0.97 of it), and competing waiters
-  // ran at 1.05-1.15 of it; why a gathered run slows with its length is not
-  // known. A latch in place of the rate (one check beside the holder
-  // and every waiter parks for good) cost hot-handover 31-33% and paper-coop
-  // 17-22% (finding 43). Not on Argobots, whose streams never take each
+  // 64 LTs a gathered run was as slow as the library's (0.96-0.97 of it),
+  // which there runs up to a fifth below its speed at 16 LTs, and
+  // competing waiters ran at 1.05-1.15 of it; why a gathered run slows with
+  // its length is not known. A latch in place of the rate (one check beside
+  // the holder and every waiter parks for good) cost hot-handover 31-33%
+  // and paper-coop 17-22% (finding 43). Not on Argobots, whose streams never take each
   // other's ULTs: each hand-over became a wake-up on the other stream
   // (high-contention 14-15% slower, finding 43); nor where idle carriers
   // steal: they are woken to run the woken LTs, and nothing gathers.
@@ -669,10 +669,10 @@ class adaptive_mutex {
 
   // Where gathers_waiters (see there): whether every waiter parks, and
   // unlock() wakes only the oldest, given the word w as last read. The
-  // count is a rate: a failed check beside
-  // the holder adds 1 (count_check_beside_holder()), a sampled hold takes 1
-  // (end_hold()). It only decides whether to park and whom to wake, never
-  // who owns the lock: relaxed, and a lost update moves it by one.
+  // count is a rate: a failed check beside the holder adds 1
+  // (count_check_beside_holder()), a sampled hold takes 1 (end_hold()). It
+  // only decides whether to park and whom to wake, never who owns the
+  // lock: relaxed, and a lost update moves it by one.
   bool gathering(word_type w) const noexcept {
     if constexpr (!gathers_waiters) {
       return false;
