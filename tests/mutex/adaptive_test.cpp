@@ -340,7 +340,7 @@ static_assert(!idle_carriers_steal_v<counting_runtime<boost_fiber_runtime>>);
 // do not take work from each other. Counts suspends per assigned carrier.
 // Preemptive only changes what the runtime tells the mutex (the fibers still
 // switch only when they yield or suspend), and so does BusyCarriersSteal.
-// Counts resumes too.
+// Counts yields and resumes too.
 template <bool IdleCarriersSteal, bool Preemptive = false, bool BusyCarriersSteal = false>
 struct assigned_carriers_runtime {
   using base = boost_fiber_runtime;
@@ -352,17 +352,22 @@ struct assigned_carriers_runtime {
   static inline std::map<handle, unsigned> carrier_of;  // one OS thread: no lock needed
   static inline std::map<unsigned, unsigned> suspends;
   static inline unsigned resumes = 0;
+  static inline unsigned yields = 0;
   static inline std::map<handle, bool> suspended;  // LTs now in suspend()
   static inline std::vector<handle> resumed;        // in the order resume() was called
   static void reset() {
     carrier_of.clear();
     suspends.clear();
     resumes = 0;
+    yields = 0;
     suspended.clear();
     resumed.clear();
   }
   static handle current() { return base::current(); }
-  static void yield() { base::yield(); }
+  static void yield() {
+    ++yields;
+    base::yield();
+  }
   static void suspend() {
     ++suspends[carrier()];
     suspended[current()] = true;
@@ -1307,17 +1312,12 @@ static_assert(adaptive_mutex<boost_fiber_runtime>::ends_spin_beside_its_holder);
 static_assert(!adaptive_mutex<os_thread_runtime>::ends_spin_beside_its_holder);
 
 // assigned_carriers_runtime (idle carriers steal) that also reports, for
-// each LT, the CPU the test assigns it, and counts yields.
+// each LT, the CPU the test assigns it.
 template <bool Preemptive>
 struct assigned_cpus_runtime : assigned_carriers_runtime</*IdleCarriersSteal=*/true, Preemptive> {
   using base_runtime = assigned_carriers_runtime<true, Preemptive>;
   static inline std::map<typename base_runtime::handle, int> cpu_of;  // one OS thread: no lock needed
-  static inline unsigned yields = 0;
   static int cpu() noexcept { return cpu_of[base_runtime::current()]; }
-  static void yield() {
-    ++yields;
-    base_runtime::yield();
-  }
 };
 
 // LTs take `turns` turns to hold m, each hold across `holder_yields` of
@@ -1364,7 +1364,6 @@ unsigned waiter_yields_of_three_lts_on_cpus(std::array<int, 3> cpus, int turns, 
   using R = assigned_cpus_runtime<Preemptive>;
   R::reset();
   R::cpu_of.clear();
-  R::yields = 0;
   adaptive_mutex<R> m(wait_policy{}.with_yield_every(1).with_suspend_after(4), /*barge_limit=*/0);
   watchdog dog("adaptive waiters on assigned CPUs", 60s);
   const auto run_lts = [&](auto body) {
@@ -1451,20 +1450,8 @@ static_assert(adaptive_mutex<counting_runtime<boost_fiber_runtime>>::gathers_wai
 static_assert(!adaptive_mutex<os_thread_runtime>::gathers_waiters);
 static_assert(!adaptive_mutex<assigned_carriers_runtime</*IdleCarriersSteal=*/false>>::gathers_waiters);
 
-// assigned_carriers_runtime whose idle carriers do not steal, with
-// BusyCarriersSteal as given, counting yields.
-template <bool BusyCarriersSteal>
-struct yield_counting_carriers_runtime
-    : assigned_carriers_runtime</*IdleCarriersSteal=*/false, /*Preemptive=*/false, BusyCarriersSteal> {
-  using base_runtime = assigned_carriers_runtime<false, false, BusyCarriersSteal>;
-  static inline unsigned yields = 0;
-  static void yield() {
-    ++yields;
-    base_runtime::yield();
-  }
-};
-
-// LTs on one real carrier, LT i on the carrier carriers[i], take 60 turns
+// LTs on one real carrier, LT i on the carrier carriers[i] (idle carriers
+// do not steal; busy ones as BusyCarriersSteal says), take 60 turns
 // to hold the lock across 10 yields each, spinning `spin` before each
 // yield. Barge limit 0: every release hands the lock to the oldest parked
 // waiter. Until waiters gather, one waiter competes through every hold
@@ -1473,9 +1460,8 @@ struct yield_counting_carriers_runtime
 // the end, less the holders' 10 a turn.
 template <bool BusyCarriersSteal>
 unsigned waiter_yields_of_lts_on_carriers(std::vector<unsigned> carriers, std::chrono::microseconds spin = 0us) {
-  using R = yield_counting_carriers_runtime<BusyCarriersSteal>;
+  using R = assigned_carriers_runtime</*IdleCarriersSteal=*/false, /*Preemptive=*/false, BusyCarriersSteal>;
   R::reset();
-  R::yields = 0;
   adaptive_mutex<R> m(wait_policy{}.with_yield_every(1).with_suspend_after(4), /*barge_limit=*/0);
   watchdog dog("adaptive waiters gathering", 60s);
   const auto run_lts = [&](auto body) {
@@ -1501,7 +1487,7 @@ TEST(adaptive_mutex, where_busy_carriers_steal_waiters_gather_while_they_wait_be
 }
 
 TEST(adaptive_mutex, waiters_gather_only_while_fewer_than_24_wait) {
-  using M = adaptive_mutex<yield_counting_carriers_runtime<true>>;
+  using M = adaptive_mutex<assigned_carriers_runtime<false, false, true>>;
   static_assert(M::gather_waiters_max == 24);
   // 24 LTs on one carrier: 23 wait, and they gather as three do. 25: 24
   // wait, and one competes through every hold, as without the rule.
@@ -1511,9 +1497,8 @@ TEST(adaptive_mutex, waiters_gather_only_while_fewer_than_24_wait) {
 
 TEST(adaptive_mutex, waiters_do_not_gather_behind_a_holder_on_other_carriers_or_with_long_holds) {
   // The same three LTs on three assigned carriers: no check is made beside
-  // the holder, so the count stays 0 and one waiter competes through every
-  // hold, as in the control above (about 620 yields: on three carriers
-  // both waiters compete, each its carrier's last awake one). On one
+  // the holder, so the count stays 0 and both waiters compete through every
+  // hold, each its carrier's last awake one (about 620 yields). On one
   // carrier with holds of 10 x 20 us the checks beside the holder count,
   // but by turn 24 the sampled holds (one in 8 acquisitions, each moving
   // the average 1/8 of the way) are over the 50 us floor and the waiters
