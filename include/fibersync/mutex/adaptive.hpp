@@ -213,17 +213,21 @@ class adaptive_mutex {
   // critical section yields) competing waiters kept both carriers busy and
   // every hand-over crossed between them, which on one of our machines took
   // 105-160 ns a line round trip: 0.83-0.92 of the library at 8-16 LTs in
-  // A/Bs; gathered, 0.95-0.98 (0.89-1.02 in the checks, where some runs
-  // gather only partly; docs/ADAPTIVE.md, findings 43 and 44). At 32 and
-  // 64 LTs a gathered run was as slow as the library's (0.96-0.97 of it),
-  // which there runs up to a fifth below its speed at 16 LTs, and
-  // competing waiters ran at 1.05-1.15 of it; why a gathered run slows with
-  // its length is not known. A latch in place of the rate (one check beside
-  // the holder and every waiter parks for good) cost hot-handover 31-33%
-  // and paper-coop 17-22% (finding 43). Not on Argobots, whose streams never take each
-  // other's ULTs: each hand-over became a wake-up on the other stream
-  // (high-contention 14-15% slower, finding 43); nor where idle carriers
-  // steal: they are woken to run the woken LTs, and nothing gathers.
+  // A/Bs; gathered, 0.95-0.98 (docs/ADAPTIVE.md, findings 43 and 44).
+  // Whether a run falls onto one carrier is the carriers' doing: in some
+  // runs the LTs stay on both though the rule holds throughout, and such
+  // a run, this lock's or the library's, makes 185-240 acquisitions per
+  // ms where one that falls makes 245-290 (finding 45; 0.89-1.02 of the
+  // library in the checks). At 32 and 64 LTs the runs of both split more
+  // often: a lock that gathered there was as slow as the library (0.96-0.97
+  // of it, finding 44), and competing waiters ran at 1.05-1.15 of it, or
+  // at 0.86 where the library's run fell (finding 45). A latch in place of
+  // the rate (one check beside the holder and every waiter parks for good)
+  // cost hot-handover 31-33% and paper-coop 17-22% (finding 43). Not on
+  // Argobots, whose streams never take each other's ULTs: each hand-over
+  // became a wake-up on the other stream (high-contention 14-15% slower,
+  // finding 43); nor where idle carriers steal: they are woken to run the
+  // woken LTs, and nothing gathers.
   static constexpr bool gathers_waiters = busy_carriers_steal_v<R> && !idle_carriers_steal_v<R> && !preemptive_v<R>;
   static constexpr std::int32_t beside_checks_to_gather = 16;
   static constexpr std::int32_t beside_checks_cap = 64;
