@@ -1627,6 +1627,62 @@ TEST(adaptive_mutex, the_second_waiter_keeps_parking_when_holds_are_not_short_ne
   EXPECT_GE(turns.suspends_since(16), 20u);
 }
 
+// Where idle carriers steal, a waiter that fails a check while another
+// competes parks unless holds are short next to wake-ups: under a quarter
+// of one, or under half where the kernel time-slices LTs (a park also costs
+// the releaser a system call there). LT 0 holds the lock with the sampled
+// averages set (no sample is taken before it releases); LT 1 fails its
+// checks and competes, the only competing waiter; then LT 2 arrives and
+// fails 20 checks' worth of LT 0's yields. Returns the waiters the word
+// counts then.
+template <bool Preemptive>
+detail::adaptive_mutex_access::waiter_counts waiters_after_a_second_arrives(std::int64_t hold_ns,
+                                                                           std::int64_t wake_up_ns) {
+  using R = assigned_carriers_runtime</*IdleCarriersSteal=*/true, Preemptive>;
+  using access = detail::adaptive_mutex_access;
+  R::reset();
+  adaptive_mutex<R> m(wait_policy{}.with_yield_every(1).with_suspend_after(4));
+  access::waiter_counts counts;
+  unsigned let_in = 0;  // LTs 1..let_in may lock; one OS thread: a plain variable
+  watchdog dog("adaptive second waiter", 60s);
+  R::run_lts(3, [&](unsigned lt) {
+    if (lt == 0) {
+      lock_counted(m);
+      access::set_sampled_averages(m, hold_ns, wake_up_ns);
+      let_in = 1;
+      for (int i = 0; i < 1000 && access::counted_waiters(m).competing == 0; ++i) R::yield();
+      EXPECT_EQ(access::counted_waiters(m), (access::waiter_counts{1, 0, false}));
+      let_in = 2;
+      for (int i = 0; i < 20; ++i) R::yield();
+      counts = access::counted_waiters(m);
+      m.unlock();
+      return;
+    }
+    while (let_in < lt) R::yield();
+    m.lock();
+    m.unlock();
+  });
+  return counts;
+}
+
+TEST(adaptive_mutex, where_lts_are_time_sliced_a_waiter_does_not_park_behind_another_while_holds_are_under_half_a_wake_up) {
+  static_assert(adaptive_mutex<assigned_carriers_runtime<true, true>>::wake_up_to_hold == 2);
+  using counts = detail::adaptive_mutex_access::waiter_counts;
+  // Holds a third of a wake-up: both compete.
+  EXPECT_EQ(waiters_after_a_second_arrives</*Preemptive=*/true>(1'000'000, 3'000'000), (counts{2, 0, false}));
+  // Two thirds: the second parks.
+  EXPECT_EQ(waiters_after_a_second_arrives</*Preemptive=*/true>(2'000'000, 3'000'000), (counts{1, 1, false}));
+}
+
+TEST(adaptive_mutex, where_lts_are_not_time_sliced_a_waiter_parks_behind_another_unless_holds_are_under_a_quarter_of_a_wake_up) {
+  static_assert(adaptive_mutex<assigned_carriers_runtime<true>>::wake_up_to_hold == 4);
+  using counts = detail::adaptive_mutex_access::waiter_counts;
+  // A third of a wake-up: the second parks.
+  EXPECT_EQ(waiters_after_a_second_arrives</*Preemptive=*/false>(1'000'000, 3'000'000), (counts{1, 1, false}));
+  // A sixth: both compete.
+  EXPECT_EQ(waiters_after_a_second_arrives</*Preemptive=*/false>(500'000, 3'000'000), (counts{2, 0, false}));
+}
+
 // The same turns where idle carriers do not steal: the two waiters share
 // the holder's carrier, so the second is not its carrier's last awake
 // waiter, and it parks while the first competes. Holds of about 400 us (40

@@ -135,8 +135,16 @@ class adaptive_mutex {
   // Where idle carriers steal, a competing waiter does not park because
   // another competes while this mutex's holds last less than a
   // 1/wake_up_to_hold of its wake-ups: it keeps competing, for up to
-  // long_wait_checks failed checks (docs/ADAPTIVE.md, finding 18).
-  static constexpr std::int64_t wake_up_to_hold = 4;
+  // long_wait_checks failed checks (docs/ADAPTIVE.md, finding 18). Where
+  // the kernel time-slices LTs, less than half: there each park costs the
+  // release that wakes it a futex wake, a system call (and, in a virtual
+  // machine, an interrupt to the other vCPU), besides the wait. With a
+  // quarter, poisson-hold on OS threads at 4 threads with holds 75-90% of
+  // the time (7-14 us holds, 19-43 us wake-ups) parked 0.3 times per
+  // acquisition and ran at 0.83-0.91 of ttas in two A/Bs; with half,
+  // 0.95-1.04 (docs/ADAPTIVE.md, finding 46). The park beside the holder
+  // (parks_beside_the_holder()) moves with it.
+  static constexpr std::int64_t wake_up_to_hold = preemptive_v<R> ? 2 : 4;
   // The same rule where idle carriers do not steal (Boost.Fiber, Argobots,
   // and any runtime that does not say they do), while holds last less than
   // 1/own_carrier_wake_up_to_hold of the wake-ups. A woken LT waits there
