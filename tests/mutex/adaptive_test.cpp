@@ -1169,20 +1169,27 @@ TEST(adaptive_mutex, unlock_wakes_the_oldest_waiter_when_its_carrier_other_than_
 // Which adapters say their LTs are time-sliced (counting_runtime forwards).
 static_assert(preemptive_v<os_thread_runtime>);
 static_assert(preemptive_v<counting_runtime<os_thread_runtime>>);
+// The barge limit: 256 where the kernel time-slices LTs, 32 elsewhere
+// (docs/ADAPTIVE.md, finding 47).
+static_assert(adaptive_mutex<os_thread_runtime>::default_barge_limit == 256);
+static_assert(adaptive_mutex<boost_fiber_runtime>::default_barge_limit == 32);
 static_assert(!preemptive_v<boost_fiber_runtime>);
 static_assert(!preemptive_v<counting_runtime<boost_fiber_runtime>>);
 
 struct unlock_while_one_competes {
   unsigned resumes_by_unlock = 0;  // made by the holder's unlock()
+  unsigned resumes_by_second_unlock = 0;  // with relock: made by its second unlock()
   unsigned suspends_before_unlock = 0;
   unsigned suspends = 0;
   unsigned acquisitions = 0;
 };
 // One carrier. LT 0 holds the lock across 4 yields; LT 1 fails first and,
 // the only competing waiter, keeps competing; LT 2 fails while LT 1
-// competes and parks. What did LT 0's unlock() wake?
+// competes and parks. What did LT 0's unlock() wake? With relock, LT 0
+// then takes the lock again at once, past both, and releases it before
+// either runs: a hold during which the competing LT 1 made no check.
 template <bool IdleCarriersSteal, bool Preemptive>
-unlock_while_one_competes unlock_while_a_waiter_competes() {
+unlock_while_one_competes unlock_while_a_waiter_competes(bool relock = false) {
   using R = assigned_carriers_runtime<IdleCarriersSteal, Preemptive>;
   R::reset();
   adaptive_mutex<R> m(wait_policy{}.with_yield_every(1).with_suspend_after(4));
@@ -1199,6 +1206,13 @@ unlock_while_one_competes unlock_while_a_waiter_competes() {
       m.unlock();
       r.resumes_by_unlock = R::resumes - before;
       ++r.acquisitions;
+      if (relock && r.resumes_by_unlock == 0) {
+        EXPECT_TRUE(m.try_lock());
+        const unsigned before_second = R::resumes;
+        m.unlock();
+        r.resumes_by_second_unlock = R::resumes - before_second;
+        ++r.acquisitions;
+      }
       return;
     }
     while (!held) R::yield();
@@ -1222,17 +1236,43 @@ TEST(adaptive_mutex, unlock_does_not_wake_a_parked_waiter_while_another_competes
   EXPECT_EQ(r.acquisitions, 3u);
 }
 
-TEST(adaptive_mutex, unlock_wakes_a_parked_waiter_while_another_competes_where_lts_are_time_sliced_or_carriers_do_not_steal) {
-  // The controls. Where a yielding LT may wait out others' time slices (OS
-  // threads), the competing waiter may not take the word soon; where idle
-  // carriers do not steal (Boost.Fiber, Argobots), LT 2's work can run only
-  // on its own carrier. Either way unlock() wakes LT 2.
-  for (const auto& r : {unlock_while_a_waiter_competes</*IdleCarriersSteal=*/true, /*Preemptive=*/true>(),
-                        unlock_while_a_waiter_competes</*IdleCarriersSteal=*/false, /*Preemptive=*/false>()}) {
-    EXPECT_EQ(r.suspends_before_unlock, 1u);
-    EXPECT_EQ(r.resumes_by_unlock, 1u);
-    EXPECT_EQ(r.acquisitions, 3u);
-  }
+TEST(adaptive_mutex, unlock_wakes_a_parked_waiter_while_another_competes_where_carriers_do_not_steal) {
+  // The control. Where idle carriers do not steal (Boost.Fiber, Argobots),
+  // LT 2's work can run only on its own carrier: unlock() wakes LT 2.
+  const auto r = unlock_while_a_waiter_competes</*IdleCarriersSteal=*/false, /*Preemptive=*/false>();
+  EXPECT_EQ(r.suspends_before_unlock, 1u);
+  EXPECT_EQ(r.resumes_by_unlock, 1u);
+  EXPECT_EQ(r.acquisitions, 3u);
+}
+
+TEST(adaptive_mutex, where_lts_are_time_sliced_unlock_does_not_wake_while_a_waiter_competes_that_checked_during_the_hold) {
+  // OS threads: LT 1 failed its checks while LT 0 held, so it runs and
+  // will take the word; waking LT 2 would make it lose and park again (in
+  // high-contention 92% of such wake-ups did: docs/ADAPTIVE.md, finding 47).
+  static_assert(adaptive_mutex<assigned_carriers_runtime<true, true>>::watched_holds_skip_wake_ups);
+  static_assert(!adaptive_mutex<assigned_carriers_runtime<true, false>>::watched_holds_skip_wake_ups);
+  static_assert(!adaptive_mutex<assigned_carriers_runtime<false, false>>::watched_holds_skip_wake_ups);
+  const auto r = unlock_while_a_waiter_competes</*IdleCarriersSteal=*/true, /*Preemptive=*/true>();
+  EXPECT_EQ(r.suspends_before_unlock, 1u);
+  EXPECT_EQ(r.resumes_by_unlock, 0u);
+  EXPECT_EQ(r.suspends, 1u);  // LT 2 did not park again
+  EXPECT_EQ(r.acquisitions, 3u);
+}
+
+TEST(adaptive_mutex, where_lts_are_time_sliced_unlock_wakes_if_no_competing_waiter_checked_during_the_hold) {
+  // The same, then LT 0 takes the lock again and releases it before LT 1
+  // runs: LT 1 still counts as competing, but it made no check during that
+  // hold, and a yielding thread may be waiting out others' time slices
+  // while the word stays free, so that unlock() wakes LT 2. On our
+  // scheduler (the control) a competing waiter is trusted either way.
+  const auto sliced = unlock_while_a_waiter_competes</*IdleCarriersSteal=*/true, /*Preemptive=*/true>(true);
+  EXPECT_EQ(sliced.resumes_by_unlock, 0u);
+  EXPECT_EQ(sliced.resumes_by_second_unlock, 1u);
+  EXPECT_EQ(sliced.acquisitions, 4u);
+  const auto cooperative = unlock_while_a_waiter_competes</*IdleCarriersSteal=*/true, /*Preemptive=*/false>(true);
+  EXPECT_EQ(cooperative.resumes_by_unlock, 0u);
+  EXPECT_EQ(cooperative.resumes_by_second_unlock, 0u);
+  EXPECT_EQ(cooperative.acquisitions, 4u);
 }
 
 // The same first turn (LT 0 holds, LT 1 competes, LT 2 parks; LT 0's
@@ -1391,6 +1431,64 @@ TEST(adaptive_mutex, a_waiter_on_another_cpu_than_its_holder_or_not_time_sliced_
   // every hold, failing about 40 checks.
   EXPECT_GE(waiter_yields_of_three_lts_on_cpus</*Preemptive=*/true>({3, 4, 5}, 60, 30), 900u);
   EXPECT_GE(waiter_yields_of_three_lts_on_cpus</*Preemptive=*/false>({3, 3, 3}, 60, 30), 900u);
+}
+
+// Where LTs are time-sliced, a waiter on its holder's CPU parks unless
+// holds are under a quarter of a wake-up (wake_up_to_hold_beside), though
+// the rule for parking behind another competing waiter takes half there.
+// LT 0 (CPU 3) takes the lock in lock_slow(), from LT 2 (CPU 5), so that
+// the word notes its CPU, and holds it with the sampled averages set (no
+// sample is taken before it releases); LT 1, the only waiter, fails 20
+// checks' worth of LT 0's yields on the CPU `waiter_cpu`. Returns the
+// waiters the word counts then.
+detail::adaptive_mutex_access::waiter_counts lone_waiter_on_cpu(int waiter_cpu, std::int64_t hold_ns,
+                                                                std::int64_t wake_up_ns) {
+  using R = assigned_cpus_runtime</*Preemptive=*/true>;
+  using access = detail::adaptive_mutex_access;
+  R::reset();
+  R::cpu_of.clear();
+  adaptive_mutex<R> m(wait_policy{}.with_yield_every(1).with_suspend_after(4));
+  access::waiter_counts counts;
+  int stage = 0;  // one OS thread: plain variables
+  watchdog dog("adaptive lone waiter beside its holder", 60s);
+  R::run_lts(3, [&](unsigned lt) {
+    R::cpu_of[R::current()] = lt == 0 ? 3 : lt == 1 ? waiter_cpu : 5;
+    if (lt == 2) {
+      lock_counted(m);
+      stage = 1;
+      for (int i = 0; i < 1000 && access::counted_waiters(m).competing == 0; ++i) R::yield();
+      EXPECT_EQ(access::counted_waiters(m), (access::waiter_counts{1, 0, false}));
+      m.unlock();
+      return;
+    }
+    if (lt == 0) {
+      while (stage < 1) R::yield();
+      m.lock();
+      access::set_sampled_averages(m, hold_ns, wake_up_ns);
+      stage = 2;
+      for (int i = 0; i < 20; ++i) R::yield();
+      counts = access::counted_waiters(m);
+      m.unlock();
+      return;
+    }
+    while (stage < 2) R::yield();
+    m.lock();
+    m.unlock();
+  });
+  return counts;
+}
+
+TEST(adaptive_mutex, where_lts_are_time_sliced_a_waiter_beside_its_holder_parks_unless_holds_are_under_a_quarter_of_a_wake_up) {
+  using M = adaptive_mutex<assigned_cpus_runtime<true>>;
+  static_assert(M::wake_up_to_hold_beside == 4 && M::wake_up_to_hold == 2);
+  using counts = detail::adaptive_mutex_access::waiter_counts;
+  // Holds a third of a wake-up: beside its holder it parks (with half as
+  // the bound, as behind another waiter, it would compete: finding 47).
+  EXPECT_EQ(lone_waiter_on_cpu(3, 1'000'000, 3'000'000), (counts{0, 1, false}));
+  // A sixth: it competes, yielding to the holder.
+  EXPECT_EQ(lone_waiter_on_cpu(3, 500'000, 3'000'000), (counts{1, 0, false}));
+  // The control: on another CPU the lone waiter competes, holds a third.
+  EXPECT_EQ(lone_waiter_on_cpu(4, 1'000'000, 3'000'000), (counts{1, 0, false}));
 }
 
 // Two LTs on one real carrier take `rounds` turns to hold the lock across

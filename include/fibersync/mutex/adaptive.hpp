@@ -23,9 +23,10 @@
 //   gathers_waiters)
 //   are the rules of the constants below (docs/ADAPTIVE.md, "Design").
 //   unlock() frees the word and wakes the oldest parked waiter unless one
-//   is already awake: the woken one (WOKEN), or, on a cooperative runtime
-//   whose idle carriers steal, a competing one while the last woken waiter
-//   lost to one (Go's spinners); a woken waiter that loses re-parks at the
+//   is already awake: the woken one (WOKEN), or, where idle carriers
+//   steal, a competing one while the last woken waiter lost to one (Go's
+//   spinners; where LTs are time-sliced, only one that failed a check
+//   during the hold that ends); a woken waiter that loses re-parks at the
 //   front. Where idle carriers do not steal, it wakes instead, out of turn,
 //   the first of the next 8 waiters whose carrier has no awake waiter
 //   left, while the oldest one's carrier has one (or is the holder's) and
@@ -35,11 +36,13 @@
 //   if that one was parked by the competition bound (a waiter a ready-queue
 //   round from running). After `barge_limit` acquisitions
 //   made while others waited, unlock() hands the lock to the woken (or
-//   oldest parked) waiter if it has run and lost the word since its wake
+//   oldest parked) waiter (barge_limit: 32, or 256 where LTs are
+//   time-sliced) if it has run and lost the word since its wake
 //   (Go's rule); one that has not run may be a ready-queue round away, so
 //   unlock() frees the word and yields instead, once every barge_limit such
 //   acquisitions, and hands the lock to it whatever it did only after
-//   barge_limit x patience_factor (1024). The yield matters: on a
+//   barge_limit x patience_factor (1024; 8192 where time-sliced). The
+//   yield matters: on a
 //   cooperative runtime an LT that re-locks without ever waiting must
 //   yield, or the waiters behind it in its carrier's ready queue never run
 //   (docs/ADAPTIVE.md, "Liveness"). While a hand-off is due, unlock() wakes
@@ -108,7 +111,12 @@ struct adaptive_mutex_access;  // tests only: see lock_not_fast()
 template <runtime R>
 class adaptive_mutex {
  public:
-  static constexpr std::uint32_t default_barge_limit = 32;
+  // Where the kernel time-slices LTs, 256: there every hand-off is a futex
+  // wake-up with the lock held for a thread that is not running, and
+  // high-contention on OS threads (holds of 4-6 us) paid one every 33
+  // acquisitions; with 256 the limit is about Go's 1 ms starvation
+  // threshold in holds that short (docs/ADAPTIVE.md, finding 47).
+  static constexpr std::uint32_t default_barge_limit = preemptive_v<R> ? 256 : 32;
   // After barge_limit x this many acquisitions past waiters, the lock goes
   // to the woken (or oldest parked) waiter even if it has not yet run.
   static constexpr std::uint32_t patience_factor = 32;
@@ -143,8 +151,20 @@ class adaptive_mutex {
   // the time (7-14 us holds, 19-43 us wake-ups) parked 0.3 times per
   // acquisition and ran at 0.83-0.91 of ttas in two A/Bs; with half,
   // 0.95-1.04 (docs/ADAPTIVE.md, finding 46). The park beside the holder
-  // (parks_beside_the_holder()) moves with it.
+  // has a threshold of its own (wake_up_to_hold_beside).
   static constexpr std::int64_t wake_up_to_hold = preemptive_v<R> ? 2 : 4;
+  // The park beside the holder (parks_beside_the_holder()) keeps a quarter
+  // where LTs are time-sliced. At half it switched itself off in
+  // high-contention once unlock() skipped the wake-ups that a watched hold
+  // makes useless (watched_holds_skip_wake_ups): the few wake-ups left are
+  // hand-offs, timed at 12-16 us against 4.6-6.2 us holds, and the waiters
+  // beside the holder then competed, took its CPU at its yields, and made
+  // its holds longer still (finding 47).
+  static constexpr std::int64_t wake_up_to_hold_beside = 4;
+  // Where the kernel time-slices LTs and idle carriers steal (OS threads),
+  // unlock() does not wake a parked waiter while one competes that failed
+  // a check during the hold that ends (see skips_wasted_wake_ups).
+  static constexpr bool watched_holds_skip_wake_ups = idle_carriers_steal_v<R> && preemptive_v<R>;
   // The same rule where idle carriers do not steal (Boost.Fiber, Argobots,
   // and any runtime that does not say they do), while holds last less than
   // 1/own_carrier_wake_up_to_hold of the wake-ups. A woken LT waits there
@@ -362,6 +382,7 @@ class adaptive_mutex {
       if (word_.compare_exchange_weak(w, w | locked | (w != 0 || uncounted ? own_place() : 0),
                                       std::memory_order_acquire, std::memory_order_relaxed)) {
         if (w != 0 || uncounted) {
+          begin_watched_hold();
           note_barge();  // someone waits: we passed them
         } else if (fast_holds_barred(waiting) && ++quiet_acquisitions_ == forget_holds_after) {
           forget_sampled_holds();  // only no_fast_holds kept this hold counted
@@ -661,13 +682,16 @@ class adaptive_mutex {
     return place != 0 && (w & place_mask) == place;
   }
   // Where parks_beside_its_holder, the rule's condition: a wake-up has been
-  // timed, and holds are not short next to wake-ups. Where a hold is over
+  // timed, and holds are not short next to wake-ups (under a quarter of
+  // them: wake_up_to_hold_beside). Where a hold is over
   // long before a parked waiter would run again, every waiter keeps
   // competing (finding 18), and a yield that lets the holder run costs less
   // than the wake-up; before a wake-up is timed (one waiter, which parks
   // only after its long wait) there is nothing to weigh.
   bool holds_weigh_against_wake_ups() const noexcept {
-    return wake_up_ns_.load(std::memory_order_relaxed) > 0 && !holds_are_short();
+    const std::int64_t wake_up = wake_up_ns_.load(std::memory_order_relaxed);
+    const std::int64_t hold = hold_ns_.load(std::memory_order_relaxed);
+    return wake_up > 0 && !(hold > 0 && wake_up_to_hold_beside * hold < wake_up);
   }
   // A failed check that read the word `seen`.
   bool parks_beside_the_holder(word_type seen) const noexcept {
@@ -850,6 +874,7 @@ class adaptive_mutex {
           park_behind_others = park_behind_others && (w.failures() + 1 >= long_wait_checks || long_competition ||
                                                       !holds_are_shorter_than_own_carrier_wake_ups());
         }
+        if (!was_woken) watch_hold();
         if (was_woken && !lost) {
           word_.fetch_or(woken_lost, std::memory_order_relaxed);  // tells unlock() we are running
           lost = true;
@@ -947,6 +972,7 @@ class adaptive_mutex {
 
   void acquired(node* self, bool after_waiting_our_turn) noexcept {
     if (after_waiting_our_turn) barges_ = barges_since_yield_ = 0;
+    begin_watched_hold();
     start_hold();
     if (self != nullptr) pool::release(self);
   }
@@ -1232,19 +1258,44 @@ class adaptive_mutex {
   // is due. Where a woken waiter wins, wakes are not wasted and every
   // unlock() wakes again: in low-contention, where most releases find
   // nobody competing, a parked waiter skipped on every contended release
-  // waited 3-6 times as long at the 99th percentile. Not where the kernel
-  // time-slices LTs: a yielding waiter may not run for several slices while
+  // waited 3-6 times as long at the 99th percentile. Where the kernel
+  // time-slices LTs a yielding waiter may not run for several slices while
   // the word stays free and the parked ones sleep (low-contention on OS
-  // threads: 0.7 CPU utilisation, 0.71 of the lock that wakes). Nor where
+  // threads: 0.7 CPU utilisation, 0.71 of the lock that wakes), so there
+  // the wake is skipped only if, besides, a competing waiter failed a
+  // check during the hold that ends now (hold_watched_): one that ran
+  // while the holder held, as in high-contention, where the waiters of the
+  // holder's CPU park beside it and the other CPU's one competes alone.
+  // There 0.42 wake-ups per acquisition, of which 92% lost the word and
+  // parked again (on the holder's CPU, at its yield inside the critical
+  // section): 0.81-0.95 of std::mutex at 4-16 threads; with the skip, the
+  // quarter beside the holder and the barge limit of 256 together,
+  // 1.03-1.20, and none of the three alone or two of them did it
+  // (watched_holds_skip_wake_ups; finding 47). Nor where
   // idle carriers do not steal: a parked waiter's work can run only on its
   // own carrier, which meanwhile may have only a waiter yielding in a loop
   // (low-contention on Boost.Fiber and Argobots: 36-76 yields per
   // acquisition instead of 1, 0.98 of the lock that wakes).
   // docs/ADAPTIVE.md, finding 19.
-  static constexpr bool skips_wasted_wake_ups = idle_carriers_steal_v<R> && !preemptive_v<R>;
+  static constexpr bool skips_wasted_wake_ups = idle_carriers_steal_v<R>;
   bool wake_up_is_wasted(word_type w) const noexcept {
     return skips_wasted_wake_ups && (w & competing_mask) != 0 &&
-           last_woken_lost_.load(std::memory_order_relaxed);
+           last_woken_lost_.load(std::memory_order_relaxed) &&
+           (!watched_holds_skip_wake_ups || hold_watched_.load(std::memory_order_relaxed));
+  }
+  // Where watched_holds_skip_wake_ups: the holder clears hold_watched_ as
+  // its hold begins (counted holds only; a fast hold's unlock wakes no
+  // one), and a competing waiter sets it at a failed check. One write a
+  // hold each way: each writes only if the flag is not yet what it wants.
+  void begin_watched_hold() noexcept {
+    if constexpr (watched_holds_skip_wake_ups) {
+      if (hold_watched_.load(std::memory_order_relaxed)) hold_watched_.store(false, std::memory_order_relaxed);
+    }
+  }
+  void watch_hold() noexcept {
+    if constexpr (watched_holds_skip_wake_ups) {
+      if (!hold_watched_.load(std::memory_order_relaxed)) hold_watched_.store(true, std::memory_order_relaxed);
+    }
   }
 
   void guard_lock() noexcept {
@@ -1265,6 +1316,10 @@ class adaptive_mutex {
   // so that one load decides. Only decides whether a hold is fast and
   // whether one passes waiters, never who owns the lock: relaxed.
   std::atomic<std::uint32_t> uncounted_waiters_{0};
+  // Where watched_holds_skip_wake_ups: a competing waiter failed a check
+  // during the current counted hold. On the word's line, which the
+  // holder's unlock() takes anyway. Only decides whether to wake: relaxed.
+  std::atomic<bool> hold_watched_{false};
   // Holder only: acquisitions past waiters since the last turn (a woken or
   // handed waiter acquired), and since the last such yield in unlock().
   std::uint32_t barges_ = 0;
