@@ -1169,12 +1169,12 @@ TEST(adaptive_mutex, unlock_wakes_the_oldest_waiter_when_its_carrier_other_than_
 // Which adapters say their LTs are time-sliced (counting_runtime forwards).
 static_assert(preemptive_v<os_thread_runtime>);
 static_assert(preemptive_v<counting_runtime<os_thread_runtime>>);
+static_assert(!preemptive_v<boost_fiber_runtime>);
+static_assert(!preemptive_v<counting_runtime<boost_fiber_runtime>>);
 // The barge limit: 256 where the kernel time-slices LTs, 32 elsewhere
 // (docs/ADAPTIVE.md, finding 47).
 static_assert(adaptive_mutex<os_thread_runtime>::default_barge_limit == 256);
 static_assert(adaptive_mutex<boost_fiber_runtime>::default_barge_limit == 32);
-static_assert(!preemptive_v<boost_fiber_runtime>);
-static_assert(!preemptive_v<counting_runtime<boost_fiber_runtime>>);
 
 struct unlock_while_one_competes {
   unsigned resumes_by_unlock = 0;  // made by the holder's unlock()

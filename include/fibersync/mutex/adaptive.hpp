@@ -42,10 +42,9 @@
 //   unlock() frees the word and yields instead, once every barge_limit such
 //   acquisitions, and hands the lock to it whatever it did only after
 //   barge_limit x patience_factor (1024; 8192 where time-sliced). The
-//   yield matters: on a
-//   cooperative runtime an LT that re-locks without ever waiting must
-//   yield, or the waiters behind it in its carrier's ready queue never run
-//   (docs/ADAPTIVE.md, "Liveness"). While a hand-off is due, unlock() wakes
+//   yield matters: on a cooperative runtime an LT that re-locks without
+//   ever waiting must yield, or the waiters behind it in its carrier's
+//   ready queue never run (docs/ADAPTIVE.md, "Liveness"). While a hand-off is due, unlock() wakes
 //   (or hands the lock to) the oldest parked waiter even while others
 //   compete.
 // Paper: ours, from measurements (docs/ADAPTIVE.md). Ingredients: TTAS; Go's
@@ -629,14 +628,16 @@ class adaptive_mutex {
   void end_wake_up(std::int64_t granted_at) noexcept {
     if (granted_at != 0) add_bounded_sample(wake_up_ns_, clock_ns() - granted_at);
   }
-  bool holds_are_short() const noexcept {
+  // Whether the sampled holds are under 1/wake_ups_per_hold of the sampled
+  // wake-ups (false while no hold is timed).
+  bool holds_are_under(std::int64_t wake_ups_per_hold) const noexcept {
     const std::int64_t hold = hold_ns_.load(std::memory_order_relaxed);
-    return hold > 0 && wake_up_to_hold * hold < wake_up_ns_.load(std::memory_order_relaxed);
+    return hold > 0 && wake_ups_per_hold * hold < wake_up_ns_.load(std::memory_order_relaxed);
   }
+  bool holds_are_short() const noexcept { return holds_are_under(wake_up_to_hold); }
   // Where idle carriers do not steal: hold < wake-up.
   bool holds_are_shorter_than_own_carrier_wake_ups() const noexcept {
-    const std::int64_t hold = hold_ns_.load(std::memory_order_relaxed);
-    return hold > 0 && own_carrier_wake_up_to_hold * hold < wake_up_ns_.load(std::memory_order_relaxed);
+    return holds_are_under(own_carrier_wake_up_to_hold);
   }
   bool holds_are_long() const noexcept {
     const std::int64_t wake_up = wake_up_ns_.load(std::memory_order_relaxed);
@@ -689,9 +690,7 @@ class adaptive_mutex {
   // than the wake-up; before a wake-up is timed (one waiter, which parks
   // only after its long wait) there is nothing to weigh.
   bool holds_weigh_against_wake_ups() const noexcept {
-    const std::int64_t wake_up = wake_up_ns_.load(std::memory_order_relaxed);
-    const std::int64_t hold = hold_ns_.load(std::memory_order_relaxed);
-    return wake_up > 0 && !(hold > 0 && wake_up_to_hold_beside * hold < wake_up);
+    return wake_up_ns_.load(std::memory_order_relaxed) > 0 && !holds_are_under(wake_up_to_hold_beside);
   }
   // A failed check that read the word `seen`.
   bool parks_beside_the_holder(word_type seen) const noexcept {
