@@ -2047,6 +2047,42 @@ TEST(adaptive_mutex, holds_are_fast_again_after_a_run_of_uncontended_acquisition
   EXPECT_EQ(suspends_in_a_hold_begun_on_an_idle_mutex(/*long_holds_first=*/true, run / 2), 1u);
 }
 
+// Two LTs on one carrier take turns: each holds while the other arrives and
+// waits alone, so every hold has a lone waiter counted in a word that had
+// none. The holder's place is noted in the word, so its hold is timed
+// through its unlock_slow() whoever arrives; the average of the sampled
+// holds is nonzero after the turns. (Until session 47 the lone waiter's
+// arrival cleared the holder's time, and the average stayed 0: at 2 OS
+// threads in paper-coop the lone waiter never learnt that holds were long.)
+TEST(adaptive_mutex, the_holds_a_lone_waiter_waits_out_are_timed) {
+  using counted = counting_runtime<boost_fiber_runtime>;
+  adaptive_mutex<counted> m(wait_policy{}.with_yield_every(1).with_suspend_after(4));
+  watchdog dog("adaptive holds beside a lone waiter", 60s);
+  unsigned holds_beside_one_waiter = 0;  // one carrier: plain variables
+  unsigned holds_beside_more = 0;
+  run_on_one_carrier(2, [&](unsigned) {
+    for (int turn = 0; turn < 40; ++turn) {
+      test::lock_counted(m);
+      // The other LT runs at this yield and waits for us.
+      boost_fiber_runtime::yield();
+      const auto waiters = detail::adaptive_mutex_access::counted_waiters(m);
+      const auto counted_waiters = waiters.competing + waiters.parked;
+      holds_beside_one_waiter += counted_waiters == 1 ? 1 : 0;
+      holds_beside_more += counted_waiters > 1 ? 1 : 0;
+      const auto until = std::chrono::steady_clock::now() + 20us;
+      while (std::chrono::steady_clock::now() < until) {
+      }
+      m.unlock();
+      boost_fiber_runtime::yield();
+    }
+  });
+  // The scenario: nearly every hold had its lone waiter (at least two of
+  // them in 8 acquired in lock_slow(), where one in 8 is timed).
+  EXPECT_EQ(holds_beside_more, 0u);
+  ASSERT_GE(holds_beside_one_waiter, 70u);
+  EXPECT_GT(detail::adaptive_mutex_access::sampled_hold_ns(m), 0);
+}
+
 // Real parallelism: the adversary re-locks without pause on its own core
 // until every victim has done its rounds.
 void os_threads_progress_against_a_tight_loop(const wait_policy& policy) {

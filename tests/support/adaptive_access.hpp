@@ -53,6 +53,11 @@ struct adaptive_mutex_access {
     m.hold_ns_.store(hold_ns, std::memory_order_relaxed);
     m.wake_up_ns_.store(wake_up_ns, std::memory_order_relaxed);
   }
+  // The moving average of the sampled holds (0: none timed yet).
+  template <class M>
+  static std::int64_t sampled_hold_ns(const M& m) {
+    return m.hold_ns_.load(std::memory_order_relaxed);
+  }
   // The waiters the word counts competing and parked, and whether one is
   // WOKEN.
   struct waiter_counts {

@@ -556,20 +556,25 @@ class adaptive_mutex {
       forget_hold();
     }
   }
-  // A waiter about to count itself in a word without waiters (read with
-  // acquire, so that it sees the time of the holder whose release it read).
-  // A holder that came in through try_lock() times nothing, and the holder
-  // before it, if it acquired in lock_slow() where no place is noted
-  // (!notes_holder_place), may have left its time: its unlock() took the
-  // fast path (nobody waited). (Where places are noted, such a holder
-  // unlocks through unlock_slow(), which ends its time.) The release of the
-  // count that follows makes the holder's unlock_slow() see the cleared
-  // time. Two imperfections, both bounded by end_hold()'s caps: a waiter
-  // that read the word just before the last counted waiter acquired does
-  // not clear; and a waiter that arrives while a holder that came in
-  // through lock_slow() alone holds clears that holder's own time, so a
-  // lone waiter gets its holds timed only while other waiters are counted
-  // or, where places are noted, when nobody arrives during its hold.
+  // Where no place is noted (!notes_holder_place): a waiter about to count
+  // itself in a word without waiters (read with acquire, so that it sees
+  // the time of the holder whose release it read). A holder that came in
+  // through try_lock() times nothing, and the holder before it, if it
+  // acquired in lock_slow(), may have left its time: its unlock() took the
+  // fast path (nobody waited). The release of the count that follows makes
+  // the holder's unlock_slow() see the cleared time. Two imperfections,
+  // both bounded by end_hold()'s caps: a waiter that read the word just
+  // before the last counted waiter acquired does not clear; and a waiter
+  // that arrives while a holder that came in through lock_slow() alone
+  // holds clears that holder's own time, so a lone waiter gets its holds
+  // timed only while other waiters are counted. Where places are noted no
+  // time is left behind (a holder that acquired in lock_slow() noted its
+  // place, and unlocks through unlock_slow(), which ends its time), and
+  // nobody clears: the lone waiter's holds are timed too. Before session 47
+  // a waiter cleared there as well, and at 2 OS threads in paper-coop
+  // nearly no hold was timed, so the lone waiter competed its 256 checks
+  // through 0.3-0.7 ms holds instead of parking at its second
+  // (docs/ADAPTIVE.md, finding 48).
   void forget_hold() noexcept {
     if (held_since_.load(std::memory_order_relaxed) != 0) held_since_.store(0, std::memory_order_relaxed);
   }
@@ -932,8 +937,10 @@ class adaptive_mutex {
         continue;
       }
       // acquire: see forget_hold().
-      if ((w & ~(locked | place_mask)) == 0) forget_hold();
-      // release: publishes forget_hold() to the holder's unlock_slow().
+      if constexpr (!notes_holder_place) {
+        if ((w & ~(locked | place_mask)) == 0) forget_hold();
+      }
+      // release: publishes forget_hold(), where it ran, to the holder's unlock_slow().
       if (word_.compare_exchange_weak(w, w + competing_one, std::memory_order_acq_rel, std::memory_order_acquire)) {
         return false;
       }
@@ -1327,7 +1334,8 @@ class adaptive_mutex {
   // no_fast_holds since the last unlock_slow().
   std::uint32_t quiet_acquisitions_ = 0;
   // The sampled holds (see start_hold()).
-  // Written by the holder (and cleared by a first waiter), read by waiters.
+  // Written by the holder (and, where no place is noted, cleared by a first
+  // waiter), read by waiters.
   std::uint32_t slow_acquisitions_ = 0;  // holder only
   std::uint32_t wake_ups_ = 0;           // holder only
   std::atomic<std::int64_t> held_since_{0};  // clock_ns() of a timed hold's start; 0: none
