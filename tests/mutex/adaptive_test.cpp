@@ -2076,8 +2076,8 @@ TEST(adaptive_mutex, the_holds_a_lone_waiter_waits_out_are_timed) {
       boost_fiber_runtime::yield();
     }
   });
-  // The scenario: nearly every hold had its lone waiter (at least two of
-  // them in 8 acquired in lock_slow(), where one in 8 is timed).
+  // The scenario: nearly all 80 holds had one waiter beside them, and all
+  // but the first began in lock_slow(), where one hold in 8 is timed.
   EXPECT_EQ(holds_beside_more, 0u);
   ASSERT_GE(holds_beside_one_waiter, 70u);
   EXPECT_GT(detail::adaptive_mutex_access::sampled_hold_ns(m), 0);

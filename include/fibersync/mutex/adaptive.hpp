@@ -44,9 +44,9 @@
 //   barge_limit x patience_factor (1024; 8192 where time-sliced). The
 //   yield matters: on a cooperative runtime an LT that re-locks without
 //   ever waiting must yield, or the waiters behind it in its carrier's
-//   ready queue never run (docs/ADAPTIVE.md, "Liveness"). While a hand-off is due, unlock() wakes
-//   (or hands the lock to) the oldest parked waiter even while others
-//   compete.
+//   ready queue never run (docs/ADAPTIVE.md, "Liveness"). While a hand-off
+//   is due, unlock() wakes (or hands the lock to) the oldest parked waiter
+//   even while others compete.
 // Paper: ours, from measurements (docs/ADAPTIVE.md). Ingredients: TTAS; Go's
 //   sync.Mutex (woken flag, front re-queue, hand-off to a waiter that lost);
 //   the futex mutex's waiter count in the word (Drepper); qspinlock's one
@@ -569,11 +569,9 @@ class adaptive_mutex {
   // holds clears that holder's own time, so a lone waiter gets its holds
   // timed only while other waiters are counted. Where places are noted no
   // time is left behind (a holder that acquired in lock_slow() noted its
-  // place, and unlocks through unlock_slow(), which ends its time), and
-  // nobody clears: the lone waiter's holds are timed too. Before session 47
-  // a waiter cleared there as well, and at 2 OS threads in paper-coop
-  // nearly no hold was timed, so the lone waiter competed its 256 checks
-  // through 0.3-0.7 ms holds instead of parking at its second
+  // place, and unlocks through unlock_slow(), which ends its time), so
+  // nobody clears and the lone waiter's holds are timed too: else at 2 OS
+  // threads in paper-coop it never learns that holds are long
   // (docs/ADAPTIVE.md, finding 48).
   void forget_hold() noexcept {
     if (held_since_.load(std::memory_order_relaxed) != 0) held_since_.store(0, std::memory_order_relaxed);
