@@ -125,12 +125,18 @@ TEST(adaptive_mutex, without_the_barge_limit_the_adversary_starves_them) {
 //   waiter that yields after its first failed check must already be known
 //   to the holder (a "quiet" first wait that yielded without a trace hung
 //   here, docs/ADAPTIVE.md finding 8).
-void run_victims_behind_a_holder_that_never_waits(bool victims_park, int holder_yields = 16) {
+//   short_holds: the mutex's sampled holds are short next to its wake-ups,
+//   so a victim competes uncounted (competes_uncounted) and LT 0's holds
+//   past it are fast ones: LT 0 must make one of them counted to yield in
+//   its unlock() (note_fast_barge()).
+void run_victims_behind_a_holder_that_never_waits(bool victims_park, int holder_yields = 16, bool short_holds = false) {
   using counted = counting_runtime<boost_fiber_runtime>;
   constexpr std::uint32_t barge_limit = 8;
   const unsigned suspend_after = victims_park ? 4 : 1u << 30;
   const unsigned victims = victims_park ? 2 : 1;
   adaptive_mutex<counted> m(wait_policy{}.with_yield_every(1).with_suspend_after(suspend_after), barge_limit);
+  static_assert(adaptive_mutex<counted>::competes_uncounted);
+  if (short_holds) detail::adaptive_mutex_access::set_sampled_averages(m, 1'000, 1'000'000);
   std::atomic<unsigned> victims_done{0};
   long after_release = 0;  // LT 0's acquisitions after its first unlock
   long holder_waits = 0;    // ... of them, the ones that found the word taken
@@ -181,6 +187,52 @@ TEST(adaptive_mutex, a_competing_lt_is_not_starved_by_a_holder_that_never_waits)
 
 TEST(adaptive_mutex, an_lt_that_failed_once_is_not_starved_by_a_holder_that_never_waits) {
   run_victims_behind_a_holder_that_never_waits(/*victims_park=*/false, /*holder_yields=*/1);
+}
+
+TEST(adaptive_mutex, an_lt_that_competes_uncounted_is_not_starved_by_a_holder_that_never_waits) {
+  run_victims_behind_a_holder_that_never_waits(/*victims_park=*/false, /*holder_yields=*/16, /*short_holds=*/true);
+  run_victims_behind_a_holder_that_never_waits(/*victims_park=*/false, /*holder_yields=*/1, /*short_holds=*/true);
+}
+
+// While holds are short next to wake-ups, on a cooperative runtime a waiter
+// competes uncounted for up to long_wait_checks failed checks, then counts
+// itself; a waiter that counts itself so while another competes parks at
+// its first failed check. One carrier: LT 0 holds across yields while LTs
+// 1 and 2 fail once at each (each check a yield round, far under the 1 ms
+// bound of slow checks).
+TEST(adaptive_mutex, while_holds_are_short_waiters_compete_uncounted_within_long_wait_checks) {
+  using counted = counting_runtime<boost_fiber_runtime>;
+  using M = adaptive_mutex<counted>;
+  using access = detail::adaptive_mutex_access;
+  static_assert(M::competes_uncounted);
+  M m(wait_policy{}.with_yield_every(1).with_suspend_after(4));
+  access::waiter_counts early, late;
+  std::uint32_t uncounted_early = 0, uncounted_late = 0;
+  watchdog dog("adaptive uncounted competition", 60s);
+  counted::reset();
+  run_on_one_carrier(3, [&](unsigned lt) {
+    if (lt == 0) {
+      lock_counted(m);
+      access::set_sampled_averages(m, 1'000, 1'000'000);  // holds a thousandth of a wake-up
+      for (int i = 0; i < 3; ++i) boost_fiber_runtime::yield();
+      early = access::counted_waiters(m);
+      uncounted_early = access::uncounted_waiters(m);
+      for (int i = 0; i < static_cast<int>(M::long_wait_checks) + 8; ++i) boost_fiber_runtime::yield();
+      late = access::counted_waiters(m);
+      uncounted_late = access::uncounted_waiters(m);
+      m.unlock();
+      return;
+    }
+    m.lock();
+    m.unlock();
+  });
+  EXPECT_EQ(early, (access::waiter_counts{0, 0, false}));
+  EXPECT_EQ(uncounted_early, 2u);
+  // LT 1 counted itself first and competes (the last competing waiter
+  // stays awake); LT 2 counted itself while LT 1 competed, and parked.
+  EXPECT_EQ(late, (access::waiter_counts{1, 1, false}));
+  EXPECT_EQ(uncounted_late, 0u);
+  EXPECT_GE(counted::totals().suspends, 1u);
 }
 
 // The patience limit: a woken waiter that does not get to run is handed the
@@ -401,6 +453,39 @@ struct assigned_carriers_runtime {
   }
 };
 
+// The holds that waiters compete uncounted behind are timed, one in
+// sample_every (the uncounted competition depends on the averages): three
+// LTs, each on a carrier of its own (so no waiter runs beside a holder),
+// hold for 50 us each, yielding first so that the others wait, from
+// averages that say holds last 1 us.
+TEST(adaptive_mutex, the_holds_waiters_compete_uncounted_behind_are_timed) {
+  using R = assigned_carriers_runtime</*IdleCarriersSteal=*/false>;
+  using access = detail::adaptive_mutex_access;
+  R::reset();
+  adaptive_mutex<R> m(wait_policy{}.with_yield_every(1).with_suspend_after(4));
+  static_assert(adaptive_mutex<R>::competes_uncounted);
+  access::set_sampled_averages(m, 1'000, 1'000'000);
+  unsigned uncounted_seen = 0;  // one OS thread: a plain variable
+  watchdog dog("adaptive uncounted holds timed", 60s);
+  R::run_lts(3, [](unsigned lt) { return lt; }, [&](unsigned) {
+    for (int turn = 0; turn < 40; ++turn) {
+      m.lock();
+      R::yield();  // the others fail a check
+      uncounted_seen += access::uncounted_waiters(m) != 0 ? 1 : 0;
+      const auto until = std::chrono::steady_clock::now() + 50us;
+      while (std::chrono::steady_clock::now() < until) {
+      }
+      m.unlock();
+      R::yield();
+    }
+  });
+  // The scenario: waiters competed uncounted in most of the 120 holds, and
+  // nobody parked.
+  ASSERT_GE(uncounted_seen, 80u);
+  EXPECT_EQ(R::suspends[0] + R::suspends[1] + R::suspends[2], 0u);
+  EXPECT_GT(access::sampled_hold_ns(m), 5'000);
+}
+
 // LT 0 holds the lock across `holder_yields` yields, on one real carrier;
 // LTs 1..lts-1 wait, each failing once per yield, on the carrier
 // `carrier_of_lt` assigns. Returns the suspends per assigned carrier.
@@ -592,6 +677,7 @@ class idle_carrier_script {
   void release_queue_guard() { access::release_queue_guard(m_); }
   bool reserved_for_woken() const { return access::reserved_for_woken(m_); }
   access::waiter_counts counted_waiters() const { return access::counted_waiters(m_); }
+  std::uint32_t uncounted_waiters() const { return access::uncounted_waiters(m_); }
   void set_sampled_averages(std::int64_t hold_ns, std::int64_t wake_up_ns) {
     access::set_sampled_averages(m_, hold_ns, wake_up_ns);
   }
@@ -995,6 +1081,7 @@ struct wake_beside_the_woken {
   long barges_of_lt_4 = -1;  // the barge count right after LT 4 acquired
   unsigned suspends_of_lt_4 = 0;
   detail::adaptive_mutex_access::waiter_counts counts_after_second_unlock;
+  std::uint32_t uncounted_after_second_unlock = 0;
   std::uint32_t barges_before_second_unlock = 0;  // LT 0's re-take: 1
 };
 constexpr std::array<unsigned, idle_carrier_script::lts> beside_the_woken_carriers{0, 1, 0, 1, 0, 0, 1};
@@ -1030,6 +1117,7 @@ wake_beside_the_woken wakes_when_the_oldest_waiter_was_parked(const beside_the_w
     r.barges_before_second_unlock = d.barges();
     r.second_woken = d.unlock();
     r.counts_after_second_unlock = d.counted_waiters();
+    r.uncounted_after_second_unlock = d.uncounted_waiters();
     EXPECT_TRUE(d.yield_until([&] { return d.acquired_by.size() >= 2; }));
   });
   EXPECT_TRUE(s.every_started_lt_acquired());
@@ -1049,7 +1137,11 @@ TEST(adaptive_mutex, unlock_wakes_a_waiter_parked_by_the_competition_bound_besid
   EXPECT_EQ(r.barges_of_lt_4, 1);  // a barge: it was woken as a competing waiter
   EXPECT_EQ(r.suspends_of_lt_4, 1u);
   // LT 4 counted competing beside LT 5, nobody parked, LT 2 still WOKEN.
-  EXPECT_EQ(r.counts_after_second_unlock, (detail::adaptive_mutex_access::waiter_counts{2, 0, true}));
+  // LT 5 competes uncounted (competes_uncounted: the holds are timed short
+  // next to the wake-ups), or counted once it has competed that way 1 ms.
+  EXPECT_EQ(r.counts_after_second_unlock.competing + r.uncounted_after_second_unlock, 2u);
+  EXPECT_EQ(r.counts_after_second_unlock.parked, 0u);
+  EXPECT_TRUE(r.counts_after_second_unlock.woken);
 }
 
 // The second unlock() woke nobody: LT 4 stayed parked (LT 5 competing,
@@ -1063,7 +1155,10 @@ void expect_nobody_woken_beside(const beside_the_woken_schedule& schedule) {
   EXPECT_EQ(r.acquired_by[1], 4u);
   EXPECT_EQ(r.barges_of_lt_4, 0);
   EXPECT_EQ(r.suspends_of_lt_4, 1u);
-  EXPECT_EQ(r.counts_after_second_unlock, (detail::adaptive_mutex_access::waiter_counts{1, 1, true}));
+  // LT 5 competes, counted or (holds timed short) uncounted.
+  EXPECT_EQ(r.counts_after_second_unlock.competing + r.uncounted_after_second_unlock, 1u);
+  EXPECT_EQ(r.counts_after_second_unlock.parked, 1u);
+  EXPECT_TRUE(r.counts_after_second_unlock.woken);
 }
 
 TEST(adaptive_mutex, unlock_wakes_nobody_beside_a_woken_waiter_when_the_oldest_parked_behind_another) {
@@ -1732,27 +1827,35 @@ TEST(adaptive_mutex, the_second_waiter_keeps_parking_when_holds_are_not_short_ne
 // averages set (no sample is taken before it releases); LT 1 fails its
 // checks and competes, the only competing waiter; then LT 2 arrives and
 // fails 20 checks' worth of LT 0's yields. Returns the waiters the word
-// counts then.
+// counts then, and those that compete uncounted (on a cooperative runtime,
+// while holds are short next to wake-ups, a waiter competes uncounted
+// first: competes_uncounted).
+struct second_arrival {
+  detail::adaptive_mutex_access::waiter_counts counted;
+  std::uint32_t uncounted = 0;
+  bool operator==(const second_arrival&) const = default;
+};
 template <bool Preemptive>
-detail::adaptive_mutex_access::waiter_counts waiters_after_a_second_arrives(std::int64_t hold_ns,
-                                                                           std::int64_t wake_up_ns) {
+second_arrival waiters_after_a_second_arrives(std::int64_t hold_ns, std::int64_t wake_up_ns) {
   using R = assigned_carriers_runtime</*IdleCarriersSteal=*/true, Preemptive>;
   using access = detail::adaptive_mutex_access;
   R::reset();
   adaptive_mutex<R> m(wait_policy{}.with_yield_every(1).with_suspend_after(4));
-  access::waiter_counts counts;
+  second_arrival counts;
   unsigned let_in = 0;  // LTs 1..let_in may lock; one OS thread: a plain variable
   watchdog dog("adaptive second waiter", 60s);
+  const auto waiting = [&m] { return access::counted_waiters(m).competing + access::uncounted_waiters(m); };
   R::run_lts(3, [&](unsigned lt) {
     if (lt == 0) {
       lock_counted(m);
       access::set_sampled_averages(m, hold_ns, wake_up_ns);
       let_in = 1;
-      for (int i = 0; i < 1000 && access::counted_waiters(m).competing == 0; ++i) R::yield();
-      EXPECT_EQ(access::counted_waiters(m), (access::waiter_counts{1, 0, false}));
+      for (int i = 0; i < 1000 && waiting() == 0; ++i) R::yield();
+      EXPECT_EQ(waiting(), 1u);
+      EXPECT_EQ(access::counted_waiters(m).parked, 0u);
       let_in = 2;
       for (int i = 0; i < 20; ++i) R::yield();
-      counts = access::counted_waiters(m);
+      counts = {access::counted_waiters(m), access::uncounted_waiters(m)};
       m.unlock();
       return;
     }
@@ -1766,19 +1869,26 @@ detail::adaptive_mutex_access::waiter_counts waiters_after_a_second_arrives(std:
 TEST(adaptive_mutex, where_lts_are_time_sliced_a_waiter_does_not_park_behind_another_while_holds_are_under_half_a_wake_up) {
   static_assert(adaptive_mutex<assigned_carriers_runtime<true, true>>::wake_up_to_hold == 2);
   using counts = detail::adaptive_mutex_access::waiter_counts;
-  // Holds a third of a wake-up: both compete.
-  EXPECT_EQ(waiters_after_a_second_arrives</*Preemptive=*/true>(1'000'000, 3'000'000), (counts{2, 0, false}));
+  static_assert(!adaptive_mutex<assigned_carriers_runtime<true, true>>::competes_uncounted);
+  // Holds a third of a wake-up: both compete, counted.
+  EXPECT_EQ(waiters_after_a_second_arrives</*Preemptive=*/true>(1'000'000, 3'000'000),
+            (second_arrival{counts{2, 0, false}, 0}));
   // Two thirds: the second parks.
-  EXPECT_EQ(waiters_after_a_second_arrives</*Preemptive=*/true>(2'000'000, 3'000'000), (counts{1, 1, false}));
+  EXPECT_EQ(waiters_after_a_second_arrives</*Preemptive=*/true>(2'000'000, 3'000'000),
+            (second_arrival{counts{1, 1, false}, 0}));
 }
 
 TEST(adaptive_mutex, where_lts_are_not_time_sliced_a_waiter_parks_behind_another_unless_holds_are_under_a_quarter_of_a_wake_up) {
   static_assert(adaptive_mutex<assigned_carriers_runtime<true>>::wake_up_to_hold == 4);
   using counts = detail::adaptive_mutex_access::waiter_counts;
+  static_assert(adaptive_mutex<assigned_carriers_runtime<true>>::competes_uncounted);
   // A third of a wake-up: the second parks.
-  EXPECT_EQ(waiters_after_a_second_arrives</*Preemptive=*/false>(1'000'000, 3'000'000), (counts{1, 1, false}));
-  // A sixth: both compete.
-  EXPECT_EQ(waiters_after_a_second_arrives</*Preemptive=*/false>(500'000, 3'000'000), (counts{2, 0, false}));
+  EXPECT_EQ(waiters_after_a_second_arrives</*Preemptive=*/false>(1'000'000, 3'000'000),
+            (second_arrival{counts{1, 1, false}, 0}));
+  // A sixth: both compete, and uncounted (competes_uncounted): the word
+  // counts nobody.
+  EXPECT_EQ(waiters_after_a_second_arrives</*Preemptive=*/false>(500'000, 3'000'000),
+            (second_arrival{counts{0, 0, false}, 2}));
 }
 
 // The same turns where idle carriers do not steal: the two waiters share

@@ -71,6 +71,12 @@ struct adaptive_mutex_access {
     const auto w = m.word_.load(std::memory_order_relaxed);
     return {(w & M::competing_mask) / M::competing_one, (w & M::parked_mask) / M::parked_one, (w & M::woken) != 0};
   }
+  // Waiters counted only in uncounted_waiters_: behind a fast hold, or
+  // competing uncounted first (competes_uncounted).
+  template <class M>
+  static std::uint32_t uncounted_waiters(const M& m) {
+    return m.uncounted_waiters_.load(std::memory_order_relaxed) & ~M::no_fast_holds;
+  }
   // Whether unlock() keeps the word locked for the woken waiter (RESERVED).
   template <class M>
   static bool reserved_for_woken(const M& m) {

@@ -8,10 +8,14 @@
 //   under 100 us) is a fast one: only its holder writes the word, and
 //   unlock() frees it with a store, as TTAS does; a waiter behind it counts
 //   itself in a second word instead and competes as in TTAS, never parking,
-//   and the holds begun meanwhile are counted ones. A waiter first spins
-//   briefly without a trace in the word (polling it, no yield, at least 400
-//   ns; on a cooperative runtime not beside a holder noted on its carrier),
-//   then counts itself and competes for the word with the runtime's wait
+//   and the holds begun meanwhile are counted ones (on a cooperative runtime
+//   fast ones too, while nobody is counted in the word). A waiter first
+//   spins briefly without a trace in the word (polling it, no yield, at
+//   least 400 ns; on a cooperative runtime not beside a holder noted on its
+//   carrier); on a cooperative runtime, while holds are short next to
+//   wake-ups and holders do not yield beside it, it then competes uncounted, as
+//   behind a fast hold, for up to the bounds a competing waiter has below;
+//   then it counts itself and competes for the word with the runtime's wait
 //   policy (spin -> yield), as in TTAS, and parks in a FIFO queue at its
 //   first failed check made while another waiter competes. The exceptions
 //   (the last competing waiter and the last awake one of a carrier keep
@@ -59,7 +63,10 @@
 //   can take that long: docs/ADAPTIVE.md, finding 19); before parking it
 //   competes like TTAS (where idle carriers steal, for at most 256 failed
 //   checks); behind a fast hold it waits uncounted until that hold ends,
-//   and the holds try_lock() begins meanwhile count as passing it. Where
+//   and the holds try_lock() begins meanwhile count as passing it, as they
+//   do while it competes uncounted first (within the same bounds: after
+//   them its counted wait parks at its first failed check made while
+//   another competes). Where
 //   idle carriers do not steal, a waiter woken out of turn for an idle
 //   carrier counts as passing the queue too, but may take a due hand-off
 //   before the oldest is woken: there a turn can last about twice as long,
@@ -70,8 +77,10 @@
 //   the back.
 // Waits: lock() on the word (an unannounced spin of 2 x max_backoff
 //   pauses and at least 400 ns, unless beside the holder; then, behind a
-//   fast hold, spin -> yield until it ends, never suspending; then spin ->
-//   yield until it parks, as Algorithm says); parked, on its own node (one
+//   fast hold, spin -> yield until it ends, never suspending; uncounted
+//   first where Algorithm says, spin -> yield within the bounds, never
+//   suspending; then spin -> yield until it parks, as Algorithm says);
+//   parked, on its own node (one
 //   check, then suspend); the queue guard (spin -> yield, a few pointer
 //   writes). unlock() yields once every barge_limit acquisitions past
 //   waiters while a hand-off is due and nobody who has run can take it.
@@ -260,6 +269,29 @@ class adaptive_mutex {
   static constexpr std::int32_t beside_checks_cap = 64;
   static constexpr std::int64_t gather_hold_ns = 50'000;
   static constexpr std::uint64_t gather_waiters_max = 24;
+  // On a cooperative runtime, while holds are short next to wake-ups (the
+  // rules under which no waiter parks because another competes) and
+  // holders do not yield beside their waiters (see
+  // holds_suit_uncounted_competition()), a waiter
+  // first competes uncounted, as behind a fast hold: counted only in
+  // uncounted_waiters_, never parking, for up to the same bounds a
+  // competing waiter has there (long_wait_checks failed checks, and where
+  // idle carriers do not steal long_competition_ns within
+  // long_competition_checks), and then counts itself as before, parking at
+  // its first failed check made while another competes. While nobody is
+  // counted, holds begun past such waiters are fast ones, freed by a store
+  // (note_fast_barge()). A counted competing waiter cost every hand-over an
+  // RMW to count in, a CAS to free the word and unlock_slow()'s bookkeeping:
+  // the default preset on Boost.Fiber at 32 LTs ran at 0.89-0.91 of ttas in
+  // three A/Bs on the 2x1 topology (its slow phases, line round trips of
+  // 125-150 ns), and at 0.98 this way (docs/ADAPTIVE.md, finding 50).
+  // Checks beside the holder are counted here too (beside_checks_).
+  // Not where the kernel time-slices LTs: there a fast hold's waiters
+  // cannot park beside a holder that was preempted (parks_beside_its_holder),
+  // and high-contention on OS threads was tuned on counted waiters
+  // (findings 46 and 47).
+  static constexpr bool competes_uncounted = !preemptive_v<R>;
+  static constexpr bool counts_checks_beside_holder = gathers_waiters || competes_uncounted;
 
   // Before it counts itself in the word, a waiter polls it for
   // unannounced_backoffs of the waiter's longest backoffs and for at least
@@ -314,12 +346,13 @@ class adaptive_mutex {
     // the line is always ours, text-stats lost 0.5-1.5%. Why it helps that
     // much is not known for sure (the VM has no counters).
     detail::prefetch_for_write(&word_);
-    if (word_.load(std::memory_order_relaxed) == (locked | fast_hold)) [[likely]] {
+    const word_type w = word_.load(std::memory_order_relaxed);
+    if (w == (locked | fast_hold)) [[likely]] {
       // release: pairs with the acquire CAS of the next holder.
       word_.store(0, std::memory_order_release);
       return;
     }
-    unlock_counted();
+    unlock_counted(w);
   }
 
  private:
@@ -344,7 +377,17 @@ class adaptive_mutex {
   }
   // A counted hold. release: pairs with the acquire CAS of the next holder.
   // The CAS (not a store) fails when a waiter counted itself meanwhile.
-  [[gnu::noinline]] void unlock_counted() noexcept {
+  // `seen`: the word as unlock() read it.
+  [[gnu::noinline]] void unlock_counted(word_type seen) noexcept {
+    if constexpr (competes_uncounted) {
+      // A fast hold begun past uncounted waiters, with our place noted: the
+      // word is still ours alone to write.
+      if ((seen & ~place_mask) == (locked | fast_hold)) {
+        // release: pairs with the acquire CAS of the next holder.
+        word_.store(0, std::memory_order_release);
+        return;
+      }
+    }
     word_type w = locked;
     if (!word_.compare_exchange_strong(w, 0, std::memory_order_release, std::memory_order_relaxed)) unlock_slow(w);
   }
@@ -363,15 +406,46 @@ class adaptive_mutex {
   // uncounted_waiters_, on the word's line), as it was before the place was
   // noted (it notes none: nobody waits to read it), and begins a fast hold;
   // past waiters, counted or not, or while no_fast_holds, a counted one.
+  // Where competes_uncounted, a hold begun from a word of 0 past uncounted
+  // waiters is a fast one too while holds suit the uncounted competition
+  // (note_fast_barge()); otherwise a waiter behind a fast hold counts
+  // itself in the next, as before.
   bool try_lock_from(word_type& w) noexcept {
     while ((w & locked) == 0) {
-      if (w != 0 || uncounted_waiters_.load(std::memory_order_relaxed) != 0) return try_lock_past_waiters(w);
+      if (w != 0) return try_lock_past_waiters(w);
+      const std::uint32_t waiting = uncounted_waiters_.load(std::memory_order_relaxed);
+      if (waiting != 0 && !fast_past_uncounted_waiters(waiting)) return try_lock_past_waiters(w);
+      // Past uncounted waiters with our place noted, so that one of them
+      // that runs beside us knows we yielded while holding.
       // acquire: pairs with the release of unlock().
-      if (word_.compare_exchange_weak(w, locked | fast_hold, std::memory_order_acquire, std::memory_order_relaxed)) {
+      if (word_.compare_exchange_weak(w, locked | fast_hold | (waiting != 0 ? own_place() : 0),
+                                      std::memory_order_acquire, std::memory_order_relaxed)) {
+        if (waiting != 0) note_fast_barge(/*timed=*/false);
         return true;
       }
     }
     return false;
+  }
+  bool fast_past_uncounted_waiters(std::uint32_t waiting) const noexcept {
+    if constexpr (competes_uncounted) {
+      return !fast_holds_barred(waiting) && counting_in_.load(std::memory_order_relaxed) == 0 &&
+             holds_suit_uncounted_competition();
+    } else {
+      return false;
+    }
+  }
+  // Holder of a fast hold begun past uncounted waiters: an acquisition past
+  // waiters like any other (note_barge()). Once a yield is due by the
+  // liveness rule, or if this hold is to be timed (`timed`: held_since_ is
+  // set), it makes the hold a counted one, with its place noted (a fast
+  // hold's holder is the only writer of the word, so a store does it): its
+  // unlock() then goes through unlock_slow(), which yields (while
+  // uncounted waiters wait) and ends the timed hold. Without that a holder
+  // that never waits would re-lock past a waiter sitting in its carrier's
+  // ready queue forever ("Liveness" in docs/ADAPTIVE.md).
+  void note_fast_barge(bool timed) noexcept {
+    note_barge();
+    if (timed || barges_since_yield_ >= barge_limit_) word_.store(locked | own_place(), std::memory_order_relaxed);
   }
   [[gnu::noinline]] bool try_lock_past_waiters(word_type& w) noexcept {
     const std::uint32_t waiting = uncounted_waiters_.load(std::memory_order_relaxed);
@@ -590,9 +664,10 @@ class adaptive_mutex {
     if (since == 0) return;
     held_since_.store(0, std::memory_order_relaxed);
     add_bounded_sample(hold_ns_, clock_ns() - since);
-    if constexpr (gathers_waiters) {
-      // One sampled hold in sample_every acquisitions in lock_slow(): the
-      // count falls unless checks beside the holder come more often.
+    if constexpr (counts_checks_beside_holder) {
+      // One sampled hold in sample_every acquisitions in lock_slow() (and
+      // in the uncounted competition): the count falls unless checks beside
+      // the holder come more often.
       const std::int32_t beside = beside_checks_.load(std::memory_order_relaxed);
       if (beside > 0) beside_checks_.store(beside - 1, std::memory_order_relaxed);
     }
@@ -721,7 +796,8 @@ class adaptive_mutex {
       return hold > 0 && hold < gather_hold_ns && waiters < gather_waiters_max;
     }
   }
-  // A failed check that read the word `seen`, where gathers_waiters.
+  // A failed check that read the word `seen`, where gathers_waiters or
+  // competes_uncounted.
   void count_check_beside_holder(word_type seen) noexcept {
     // The cheap test first: no place noted, no carrier() call.
     if ((seen & place_mask) == 0 || !holder_noted_at(seen, own_place())) return;
@@ -798,11 +874,23 @@ class adaptive_mutex {
   // competing, as parked, or as the woken waiter (WOKEN).
   [[gnu::noinline]] void lock_slow(word_type seen_first) {
     if (spin_unannounced(seen_first)) return;
+    // Set when the uncounted competition ended by its bounds: the counted
+    // one that follows parks at its first failed check made while another
+    // competes (where idle carriers steal, at its first failed check).
+    bool competed_uncounted_long = false;
+    if constexpr (competes_uncounted) {
+      if (holds_suit_uncounted_competition()) {
+        if (compete_uncounted()) return;
+        competed_uncounted_long = true;  // counting_in_ counts us (compete_uncounted())
+      }
+    }
     node* self = nullptr;
     bool was_woken = false;  // we hold WOKEN and must clear it (by acquiring or re-parking)
     bool lost = false;       // we set WOKEN_LOST and must clear it with WOKEN
     bool parks_long = false;    // at our last failed check we had competed 1 ms (competed_long())
-    if (count_in()) return acquired(nullptr, false);
+    const bool took_uncounted = count_in();
+    if (competed_uncounted_long) counting_in_.fetch_sub(1, std::memory_order_relaxed);
+    if (took_uncounted) return acquired(nullptr, false);
     for (;;) {
       carrier_seat seat = awake_.sit_down();  // awake: competing, or woken
       waiter<R> w(policy_);
@@ -828,7 +916,8 @@ class adaptive_mutex {
             // past the queue; anyone else who wins while others wait (one
             // woken out of turn too) is one more.
             const bool in_turn = was_woken && !self->out_of_turn;
-            if (!in_turn && (want & ~place_mask) != locked) note_barge();
+            const bool past_uncounted = competes_uncounted && has_uncounted_waiters();
+            if (!in_turn && ((want & ~place_mask) != locked || past_uncounted)) note_barge();
             if constexpr (skips_wasted_wake_ups) {
               if (was_woken && last_woken_lost_.load(std::memory_order_relaxed)) {
                 last_woken_lost_.store(false, std::memory_order_relaxed);
@@ -862,16 +951,19 @@ class adaptive_mutex {
         // long wait. Where idle carriers do not steal, the same while holds
         // are shorter than wake-ups, for up to long_wait_checks (findings
         // 21 and 25).
-        const word_type other_competitors = (seen & competing_mask) / competing_one - (was_woken ? 0 : 1);
+        // Waiters competing uncounted compete too (competes_uncounted).
+        const word_type other_competitors = (seen & competing_mask) / competing_one - (was_woken ? 0 : 1) +
+                                            (competes_uncounted && has_uncounted_waiters() ? 1 : 0);
         bool park_behind_others = other_competitors != 0;
         bool long_wait = false;
         if constexpr (idle_carriers_steal_v<R>) {
           const std::uint32_t checks = w.failures() + 1;
           if (checks == short_wait_checks && other_competitors == 0) park_early = holds_are_long();
-          long_wait = checks >= long_wait_checks || park_early;  // park_early: set at short_wait_checks
+          long_wait = checks >= long_wait_checks || park_early || competed_uncounted_long;  // park_early: set at short_wait_checks
           park_behind_others = park_behind_others && !holds_are_short();
         } else {
-          const bool long_competition = competed_long(w.failures(), competing_since);  // at every failed check
+          const bool long_competition =
+              competed_uncounted_long || competed_long(w.failures(), competing_since);  // at every failed check
           parks_long = long_competition;
           park_behind_others = park_behind_others && (w.failures() + 1 >= long_wait_checks || long_competition ||
                                                       !holds_are_shorter_than_own_carrier_wake_ups());
@@ -882,14 +974,13 @@ class adaptive_mutex {
           lost = true;
         }
         bool gather = false;
-        if constexpr (gathers_waiters) {
-          count_check_beside_holder(seen);
-          gather = gathering(seen);
-        }
+        if constexpr (counts_checks_beside_holder) count_check_beside_holder(seen);
+        if constexpr (gathers_waiters) gather = gathering(seen);
         const bool may_park = gather || park_behind_others || long_wait || parks_beside_the_holder(seen);
         if (w.on_failure(/*may_suspend=*/may_park && (gather || !awake_.last_on_carrier(seat)))) break;
       }
       if (self == nullptr) self = pool::acquire();
+      competed_uncounted_long = false;
       awake_.stand_up(seat);
       if (lost) {
         // Re-parking: the node's `lost` flag carries it (park() sets it).
@@ -922,6 +1013,90 @@ class adaptive_mutex {
     const std::uint32_t timed = failures - 1;  // checks since the clock started
     const bool clock_read_due = timed >= 4 && timed <= long_competition_checks && (timed & (timed - 1)) == 0;
     return clock_read_due && clock_ns() - since >= long_competition_ns;
+  }
+
+  // Whether a waiter competes uncounted first (competes_uncounted): while
+  // no waiter parks because another competes (holds_are_short(), or where
+  // idle carriers do not steal holds_are_shorter_than_own_carrier_wake_ups())
+  // and holders do not yield inside their critical sections: failed checks
+  // beside the holder (count_check_beside_holder()) are under
+  // beside_checks_to_gather, as for gathering() (which parks every waiter
+  // while they are not). Where a holder yields while holding, every LT of
+  // its carrier runs before it continues, and uncounted waiters there, which
+  // never park, lengthen each hold by a ready-queue round of yields:
+  // high-contention (the critical section yields) at 64 LTs ran at 0.59 of
+  // the lock without the uncounted competition on Argobots and 0.74 on
+  // Boost.Fiber without this condition (docs/ADAPTIVE.md, finding 50).
+  bool holds_suit_uncounted_competition() const noexcept {
+    if (beside_checks_.load(std::memory_order_relaxed) >= beside_checks_to_gather) return false;
+    if constexpr (idle_carriers_steal_v<R>) {
+      return holds_are_short();
+    } else {
+      return holds_are_shorter_than_own_carrier_wake_ups();
+    }
+  }
+  // Competes for the word counted only in uncounted_waiters_ (so a holder
+  // sees us, and its acquisitions count as passing us: "Liveness"), with
+  // the wait policy's spin -> yield, never suspending, until it takes the
+  // word (true) or has failed long_wait_checks checks, or where idle
+  // carriers do not steal competed long_competition_ns within
+  // long_competition_checks (false: the caller counts itself). A word of 0
+  // it takes as a fast hold (unless no_fast_holds), one in sample_every of
+  // them timed; any other free word as a counted hold past waiters.
+  [[gnu::noinline]] bool compete_uncounted() noexcept {
+    uncounted_waiters_.fetch_add(1, std::memory_order_relaxed);
+    // Awake on its carrier, as a counted competing waiter is: a counted one
+    // beside it may park (awake_counts).
+    carrier_seat seat = awake_.sit_down();
+    waiter<R> wt(policy_);
+    std::int64_t competing_since = 0;
+    bool took = false;
+    for (;;) {
+      word_type w = word_.load(std::memory_order_relaxed);
+      if ((w & locked) == 0) {
+        if (w != 0) {
+          if (try_lock_past_waiters(w)) {
+            took = true;
+            break;
+          }
+          continue;
+        }
+        const std::uint32_t waiting = uncounted_waiters_.load(std::memory_order_relaxed);
+        const bool fast = !fast_holds_barred(waiting);
+        // acquire: pairs with the release of unlock().
+        if (word_.compare_exchange_weak(w, (fast ? locked | fast_hold : locked) | own_place(), std::memory_order_acquire,
+                                        std::memory_order_relaxed)) {
+          // Ours now: time one hold in sample_every, so that the averages
+          // that let us compete uncounted keep moving.
+          const bool timed = ++slow_acquisitions_ % sample_every == 0;
+          if (timed) held_since_.store(clock_ns(), std::memory_order_relaxed);
+          if (any_uncounted(waiting - 1)) {
+            if (fast) {
+              note_fast_barge(timed);
+            } else {
+              note_barge();
+            }
+          } else if (fast && timed) {
+            word_.store(locked | own_place(), std::memory_order_relaxed);
+          }
+          took = true;
+          break;
+        }
+        continue;
+      }
+      count_check_beside_holder(w);
+      if (wt.failures() + 1 >= long_wait_checks) break;
+      if constexpr (!idle_carriers_steal_v<R>) {
+        if (competed_long(wt.failures(), competing_since)) break;
+      }
+      wt.on_failure(/*may_suspend=*/false);
+    }
+    awake_.stand_up(seat);
+    // Ended by the bounds: holds begun from now on are counted ones until
+    // we have counted ourselves (lock_slow() takes this back).
+    if (!took) counting_in_.fetch_add(1, std::memory_order_relaxed);
+    uncounted_waiters_.fetch_sub(1, std::memory_order_relaxed);
+    return took;
   }
 
   // Counts the caller as competing in the word, once no fast hold is in the
@@ -1320,6 +1495,11 @@ class adaptive_mutex {
   // so that one load decides. Only decides whether a hold is fast and
   // whether one passes waiters, never who owns the lock: relaxed.
   std::atomic<std::uint32_t> uncounted_waiters_{0};
+  // Where competes_uncounted: waiters whose uncounted competition ended by
+  // its bounds and that have not yet counted themselves. While any, no hold
+  // begun past uncounted waiters is fast, so that they can count themselves
+  // (count_in() waits out a fast hold). Relaxed, as uncounted_waiters_.
+  std::atomic<std::uint32_t> counting_in_{0};
   // Where watched_holds_skip_wake_ups: a competing waiter failed a check
   // during the current counted hold. On the word's line, which the
   // holder's unlock() takes anyway. Only decides whether to wake: relaxed.
@@ -1347,8 +1527,9 @@ class adaptive_mutex {
   // off, a competing waiter is trusted to take the word. It only decides
   // whether to wake, never who owns the lock: relaxed.
   std::atomic<bool> last_woken_lost_{true};
-  // Where gathers_waiters: failed checks beside the holder, less sampled
-  // holds, from 0 to beside_checks_cap (see gathering()). On the guard's
+  // Where gathers_waiters or competes_uncounted: failed checks beside the
+  // holder, less sampled holds, from 0 to beside_checks_cap (see gathering()
+  // and holds_suit_uncounted_competition()). On the guard's
   // line: waiters write it only at a check beside a holder that is not
   // running, and parking touches this line anyway.
   std::atomic<std::int32_t> beside_checks_{0};
