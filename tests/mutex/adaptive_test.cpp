@@ -228,8 +228,10 @@ TEST(adaptive_mutex, while_holds_are_short_waiters_compete_uncounted_within_long
   });
   EXPECT_EQ(early, (access::waiter_counts{0, 0, false}));
   EXPECT_EQ(uncounted_early, 2u);
-  // LT 1 counted itself first and competes (the last competing waiter
-  // stays awake); LT 2 counted itself while LT 1 competed, and parked.
+  // At its bound LT 1 counted itself while LT 2 still competed uncounted,
+  // and parked (LT 2, awake on the carrier, counts as another competing
+  // waiter); LT 2 then counted itself and competes (the last competing
+  // waiter stays awake).
   EXPECT_EQ(late, (access::waiter_counts{1, 1, false}));
   EXPECT_EQ(uncounted_late, 0u);
   EXPECT_GE(counted::totals().suspends, 1u);

@@ -9,7 +9,8 @@
 //   unlock() frees it with a store, as TTAS does; a waiter behind it counts
 //   itself in a second word instead and competes as in TTAS, never parking,
 //   and the holds begun meanwhile are counted ones (on a cooperative runtime
-//   fast ones too, while nobody is counted in the word). A waiter first
+//   fast ones too while waiters compete uncounted, below, nobody is counted
+//   in the word and no uncounted waiter is due to count itself). A waiter first
 //   spins briefly without a trace in the word (polling it, no yield, at
 //   least 400 ns; on a cooperative runtime not beside a holder noted on its
 //   carrier); on a cooperative runtime, while holds are short next to
@@ -66,7 +67,8 @@
 //   and the holds try_lock() begins meanwhile count as passing it, as they
 //   do while it competes uncounted first (within the same bounds: after
 //   them its counted wait parks at its first failed check made while
-//   another competes). Where
+//   another competes, or where idle carriers steal at its first, unless it
+//   is its carrier's last awake waiter). Where
 //   idle carriers do not steal, a waiter woken out of turn for an idle
 //   carrier counts as passing the queue too, but may take a due hand-off
 //   before the oldest is woken: there a turn can last about twice as long,
@@ -479,7 +481,9 @@ class adaptive_mutex {
   // cleared only by the woken waiter.
   static constexpr word_type woken_lost = 8;
   // With LOCKED, and nothing else: a fast hold, begun by try_lock() from a
-  // word of 0 while no waiter was uncounted. Only its holder writes the
+  // word of 0 while no waiter was uncounted (where competes_uncounted, also
+  // past waiters that compete uncounted, with the holder's place noted:
+  // fast_past_uncounted_waiters()). Only its holder writes the
   // word, with a store that frees it, so a waiter that finds it must not
   // count itself: it could be erased, and a parked waiter never woken
   // (wait_out_fast_hold()). No counted waiter exists during one either:
@@ -870,18 +874,23 @@ class adaptive_mutex {
   }
 
   // An LT in lock_slow() is counted in exactly one place of the word (after
-  // spin_unannounced() and any fast hold it waits out uncounted): as
-  // competing, as parked, or as the woken waiter (WOKEN).
+  // spin_unannounced(), its uncounted competition where competes_uncounted,
+  // and any fast hold it waits out uncounted): as competing, as parked, or
+  // as the woken waiter (WOKEN).
   [[gnu::noinline]] void lock_slow(word_type seen_first) {
     if (spin_unannounced(seen_first)) return;
     // Set when the uncounted competition ended by its bounds: the counted
     // one that follows parks at its first failed check made while another
     // competes (where idle carriers steal, at its first failed check).
     bool competed_uncounted_long = false;
+    bool competed_uncounted_1ms = false;  // ... by the bound in time (where idle carriers do not steal)
     if constexpr (competes_uncounted) {
       if (holds_suit_uncounted_competition()) {
-        if (compete_uncounted()) return;
-        competed_uncounted_long = true;  // counting_in_ counts us (compete_uncounted())
+        const uncounted_end end = compete_uncounted();
+        if (end == uncounted_end::took_the_word) return;
+        // After its bounds counting_in_ counts us until count_in() returns.
+        competed_uncounted_long = end != uncounted_end::holds_changed;
+        competed_uncounted_1ms = end == uncounted_end::competed_1ms;
       }
     }
     node* self = nullptr;
@@ -889,7 +898,7 @@ class adaptive_mutex {
     bool lost = false;       // we set WOKEN_LOST and must clear it with WOKEN
     bool parks_long = false;    // at our last failed check we had competed 1 ms (competed_long())
     const bool took_uncounted = count_in();
-    if (competed_uncounted_long) counting_in_.fetch_sub(1, std::memory_order_relaxed);
+    if (competed_uncounted_long) counting_in_.fetch_sub(1, std::memory_order_relaxed);  // compete_uncounted() raised it
     if (took_uncounted) return acquired(nullptr, false);
     for (;;) {
       carrier_seat seat = awake_.sit_down();  // awake: competing, or woken
@@ -962,9 +971,10 @@ class adaptive_mutex {
           long_wait = checks >= long_wait_checks || park_early || competed_uncounted_long;  // park_early: set at short_wait_checks
           park_behind_others = park_behind_others && !holds_are_short();
         } else {
-          const bool long_competition =
-              competed_uncounted_long || competed_long(w.failures(), competing_since);  // at every failed check
-          parks_long = long_competition;
+          const bool competed_1ms = competed_long(w.failures(), competing_since);  // at every failed check
+          const bool long_competition = competed_uncounted_long || competed_1ms;
+          // Only the bound in time marks the node (wakes_beside_woken).
+          parks_long = competed_1ms || competed_uncounted_1ms;
           park_behind_others = park_behind_others && (w.failures() + 1 >= long_wait_checks || long_competition ||
                                                       !holds_are_shorter_than_own_carrier_wake_ups());
         }
@@ -980,7 +990,7 @@ class adaptive_mutex {
         if (w.on_failure(/*may_suspend=*/may_park && (gather || !awake_.last_on_carrier(seat)))) break;
       }
       if (self == nullptr) self = pool::acquire();
-      competed_uncounted_long = false;
+      competed_uncounted_long = competed_uncounted_1ms = false;
       awake_.stand_up(seat);
       if (lost) {
         // Re-parking: the node's `lost` flag carries it (park() sets it).
@@ -1038,31 +1048,31 @@ class adaptive_mutex {
   // Competes for the word counted only in uncounted_waiters_ (so a holder
   // sees us, and its acquisitions count as passing us: "Liveness"), with
   // the wait policy's spin -> yield, never suspending, until it takes the
-  // word (true) or has failed long_wait_checks checks, or where idle
-  // carriers do not steal competed long_competition_ns within
-  // long_competition_checks (false: the caller counts itself). A word of 0
-  // it takes as a fast hold (unless no_fast_holds), one in sample_every of
-  // them timed; any other free word as a counted hold past waiters.
-  [[gnu::noinline]] bool compete_uncounted() noexcept {
+  // word, or has failed long_wait_checks checks, or where idle carriers do
+  // not steal competed long_competition_ns within long_competition_checks
+  // (then counting_in_ counts it until the caller has counted itself), or
+  // holds no longer suit it (checked at every failed check). A word of 0
+  // it takes as a fast hold (unless no_fast_holds; past other uncounted
+  // waiters only as try_lock_from() would), one in sample_every of them
+  // timed; any other free word as a counted hold past waiters.
+  enum class uncounted_end { took_the_word, failed_its_checks, competed_1ms, holds_changed };
+  [[gnu::noinline]] uncounted_end compete_uncounted() noexcept {
     uncounted_waiters_.fetch_add(1, std::memory_order_relaxed);
     // Awake on its carrier, as a counted competing waiter is: a counted one
     // beside it may park (awake_counts).
     carrier_seat seat = awake_.sit_down();
     waiter<R> wt(policy_);
     std::int64_t competing_since = 0;
-    bool took = false;
+    uncounted_end end = uncounted_end::took_the_word;
     for (;;) {
       word_type w = word_.load(std::memory_order_relaxed);
       if ((w & locked) == 0) {
         if (w != 0) {
-          if (try_lock_past_waiters(w)) {
-            took = true;
-            break;
-          }
+          if (try_lock_past_waiters(w)) break;
           continue;
         }
         const std::uint32_t waiting = uncounted_waiters_.load(std::memory_order_relaxed);
-        const bool fast = !fast_holds_barred(waiting);
+        const bool fast = any_uncounted(waiting - 1) ? fast_past_uncounted_waiters(waiting) : !fast_holds_barred(waiting);
         // acquire: pairs with the release of unlock().
         if (word_.compare_exchange_weak(w, (fast ? locked | fast_hold : locked) | own_place(), std::memory_order_acquire,
                                         std::memory_order_relaxed)) {
@@ -1079,24 +1089,36 @@ class adaptive_mutex {
           } else if (fast && timed) {
             word_.store(locked | own_place(), std::memory_order_relaxed);
           }
-          took = true;
           break;
         }
         continue;
       }
       count_check_beside_holder(w);
-      if (wt.failures() + 1 >= long_wait_checks) break;
+      if (wt.failures() + 1 >= long_wait_checks) {
+        end = uncounted_end::failed_its_checks;
+        break;
+      }
       if constexpr (!idle_carriers_steal_v<R>) {
-        if (competed_long(wt.failures(), competing_since)) break;
+        if (competed_long(wt.failures(), competing_since)) {
+          end = uncounted_end::competed_1ms;
+          break;
+        }
+      }
+      if (!holds_suit_uncounted_competition()) {
+        end = uncounted_end::holds_changed;
+        break;
       }
       wt.on_failure(/*may_suspend=*/false);
     }
     awake_.stand_up(seat);
     // Ended by the bounds: holds begun from now on are counted ones until
-    // we have counted ourselves (lock_slow() takes this back).
-    if (!took) counting_in_.fetch_add(1, std::memory_order_relaxed);
+    // we have counted ourselves (lock_slow() takes this back). (Ended
+    // because holds changed, they are counted ones anyway.)
+    if (end == uncounted_end::failed_its_checks || end == uncounted_end::competed_1ms) {
+      counting_in_.fetch_add(1, std::memory_order_relaxed);
+    }
     uncounted_waiters_.fetch_sub(1, std::memory_order_relaxed);
-    return took;
+    return end;
   }
 
   // Counts the caller as competing in the word, once no fast hold is in the
@@ -1129,6 +1151,9 @@ class adaptive_mutex {
   // fast hold began). True if we took the word.
   [[gnu::noinline]] bool wait_out_fast_hold() noexcept {
     uncounted_waiters_.fetch_add(1, std::memory_order_relaxed);
+    // Where holds past uncounted waiters may be fast, bar them while we
+    // wait here, so that the next hold is a counted one, as above.
+    if constexpr (competes_uncounted) counting_in_.fetch_add(1, std::memory_order_relaxed);
     waiter<R> wt(policy_);
     bool took = false;
     for (;;) {
@@ -1145,6 +1170,7 @@ class adaptive_mutex {
       }
       break;
     }
+    if constexpr (competes_uncounted) counting_in_.fetch_sub(1, std::memory_order_relaxed);
     uncounted_waiters_.fetch_sub(1, std::memory_order_relaxed);
     return took;
   }
@@ -1490,15 +1516,19 @@ class adaptive_mutex {
   // LOCKED | WOKEN | RESERVED | WOKEN_LOST | FAST_HOLD | competing count |
   // parked count | holder's place
   alignas(detail::cache_line_size) std::atomic<word_type> word_{0};
-  // The waiters in wait_out_fast_hold(), and no_fast_holds: while either,
-  // no hold is fast. On the word's line, which try_lock() has just read,
+  // The waiters in wait_out_fast_hold() and, where competes_uncounted, in
+  // compete_uncounted(), and no_fast_holds: while any, no hold is fast,
+  // except one past waiters that compete uncounted while
+  // fast_past_uncounted_waiters(). On the word's line, which try_lock() has just read,
   // so that one load decides. Only decides whether a hold is fast and
   // whether one passes waiters, never who owns the lock: relaxed.
   std::atomic<std::uint32_t> uncounted_waiters_{0};
   // Where competes_uncounted: waiters whose uncounted competition ended by
-  // its bounds and that have not yet counted themselves. While any, no hold
-  // begun past uncounted waiters is fast, so that they can count themselves
-  // (count_in() waits out a fast hold). Relaxed, as uncounted_waiters_.
+  // its bounds and that have not yet counted themselves, and waiters in
+  // wait_out_fast_hold(). While any, no hold begun past uncounted waiters
+  // is fast, so that they can count themselves (count_in() waits out a
+  // fast hold, and ends at the first check that finds none). Relaxed, as
+  // uncounted_waiters_.
   std::atomic<std::uint32_t> counting_in_{0};
   // Where watched_holds_skip_wake_ups: a competing waiter failed a check
   // during the current counted hold. On the word's line, which the
