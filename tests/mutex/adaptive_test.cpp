@@ -1838,7 +1838,8 @@ struct second_arrival {
   bool operator==(const second_arrival&) const = default;
 };
 template <bool Preemptive>
-second_arrival waiters_after_a_second_arrives(std::int64_t hold_ns, std::int64_t wake_up_ns) {
+second_arrival waiters_after_a_second_arrives(std::int64_t hold_ns, std::int64_t wake_up_ns,
+                                              bool holders_yield_beside_waiters = false) {
   using R = assigned_carriers_runtime</*IdleCarriersSteal=*/true, Preemptive>;
   using access = detail::adaptive_mutex_access;
   R::reset();
@@ -1851,6 +1852,7 @@ second_arrival waiters_after_a_second_arrives(std::int64_t hold_ns, std::int64_t
     if (lt == 0) {
       lock_counted(m);
       access::set_sampled_averages(m, hold_ns, wake_up_ns);
+      if (holders_yield_beside_waiters) access::set_checks_beside_holder(m, 64);
       let_in = 1;
       for (int i = 0; i < 1000 && waiting() == 0; ++i) R::yield();
       EXPECT_EQ(waiting(), 1u);
@@ -1891,6 +1893,13 @@ TEST(adaptive_mutex, where_lts_are_not_time_sliced_a_waiter_parks_behind_another
   // counts nobody.
   EXPECT_EQ(waiters_after_a_second_arrives</*Preemptive=*/false>(500'000, 3'000'000),
             (second_arrival{counts{0, 0, false}, 2}));
+  // A sixth, with many recent checks beside the holder (no uncounted
+  // competition): both compete, counted.
+  EXPECT_EQ(waiters_after_a_second_arrives</*Preemptive=*/false>(500'000, 3'000'000, true),
+            (second_arrival{counts{2, 0, false}, 0}));
+  // A third, likewise: the second parks.
+  EXPECT_EQ(waiters_after_a_second_arrives</*Preemptive=*/false>(1'000'000, 3'000'000, true),
+            (second_arrival{counts{1, 1, false}, 0}));
 }
 
 // The same turns where idle carriers do not steal: the two waiters share

@@ -53,6 +53,12 @@ struct adaptive_mutex_access {
     m.hold_ns_.store(hold_ns, std::memory_order_relaxed);
     m.wake_up_ns_.store(wake_up_ns, std::memory_order_relaxed);
   }
+  // Sets the count of recent failed checks beside the holder (while it is
+  // beside_checks_to_gather or more, no waiter competes uncounted).
+  template <class M>
+  static void set_checks_beside_holder(M& m, std::int32_t checks) {
+    m.beside_checks_.store(checks, std::memory_order_relaxed);
+  }
   // The moving average of the sampled holds (0: none timed yet).
   template <class M>
   static std::int64_t sampled_hold_ns(const M& m) {
