@@ -422,7 +422,7 @@ class adaptive_mutex {
       // acquire: pairs with the release of unlock().
       if (word_.compare_exchange_weak(w, locked | fast_hold | (waiting != 0 ? own_place() : 0),
                                       std::memory_order_acquire, std::memory_order_relaxed)) {
-        if (waiting != 0) note_fast_barge(/*timed=*/false);
+        if (waiting != 0) note_fast_barge();
         return true;
       }
     }
@@ -438,17 +438,20 @@ class adaptive_mutex {
   }
   // Holder of a fast hold begun past uncounted waiters: an acquisition past
   // waiters like any other (note_barge()). Once a yield is due by the
-  // liveness rule, or if this hold is to be timed (`timed`: held_since_ is
-  // set), it makes the hold a counted one, with its place noted (a fast
-  // hold's holder is the only writer of the word, so a store does it): its
-  // unlock() then goes through unlock_slow(), which yields (while
-  // uncounted waiters wait) and ends the timed hold. Without that a holder
-  // that never waits would re-lock past a waiter sitting in its carrier's
-  // ready queue forever ("Liveness" in docs/ADAPTIVE.md).
-  void note_fast_barge(bool timed) noexcept {
+  // liveness rule it makes the hold a counted one, whose unlock() goes
+  // through unlock_slow(), which yields while uncounted waiters wait.
+  // Without that a holder that never waits would re-lock past a waiter
+  // sitting in its carrier's ready queue forever ("Liveness" in
+  // docs/ADAPTIVE.md).
+  void note_fast_barge() noexcept {
     note_barge();
-    if (timed || barges_since_yield_ >= barge_limit_) word_.store(locked | own_place(), std::memory_order_relaxed);
+    if (barges_since_yield_ >= barge_limit_) make_hold_counted();
   }
+  // Holder of a fast hold: makes it a counted one, with its place noted (a
+  // fast hold's holder is the only writer of the word, so a store does it).
+  // Its unlock() then goes through unlock_slow(), which also ends a timed
+  // hold.
+  void make_hold_counted() noexcept { word_.store(locked | own_place(), std::memory_order_relaxed); }
   [[gnu::noinline]] bool try_lock_past_waiters(word_type& w) noexcept {
     const std::uint32_t waiting = uncounted_waiters_.load(std::memory_order_relaxed);
     const bool uncounted = any_uncounted(waiting);
@@ -1071,8 +1074,9 @@ class adaptive_mutex {
           if (try_lock_past_waiters(w)) break;
           continue;
         }
-        const std::uint32_t waiting = uncounted_waiters_.load(std::memory_order_relaxed);
-        const bool fast = any_uncounted(waiting - 1) ? fast_past_uncounted_waiters(waiting) : !fast_holds_barred(waiting);
+        const std::uint32_t waiting = uncounted_waiters_.load(std::memory_order_relaxed);  // us among them
+        const bool past_others = any_uncounted(waiting - 1);
+        const bool fast = past_others ? fast_past_uncounted_waiters(waiting) : !fast_holds_barred(waiting);
         // acquire: pairs with the release of unlock().
         if (word_.compare_exchange_weak(w, (fast ? locked | fast_hold : locked) | own_place(), std::memory_order_acquire,
                                         std::memory_order_relaxed)) {
@@ -1080,15 +1084,14 @@ class adaptive_mutex {
           // that let us compete uncounted keep moving.
           const bool timed = ++slow_acquisitions_ % sample_every == 0;
           if (timed) held_since_.store(clock_ns(), std::memory_order_relaxed);
-          if (any_uncounted(waiting - 1)) {
+          if (past_others) {
             if (fast) {
-              note_fast_barge(timed);
+              note_fast_barge();
             } else {
               note_barge();
             }
-          } else if (fast && timed) {
-            word_.store(locked | own_place(), std::memory_order_relaxed);
           }
+          if (fast && timed) make_hold_counted();
           break;
         }
         continue;
