@@ -237,6 +237,59 @@ TEST(adaptive_mutex, while_holds_are_short_waiters_compete_uncounted_within_long
   EXPECT_GE(counted::totals().suspends, 1u);
 }
 
+// A waiter whose uncounted competition ended by its bounds, behind a fast
+// hold, waits for that hold to end and then counts itself: meanwhile
+// (counting_in_) the holds begun past it are counted ones, so a holder that
+// re-locks at once cannot keep it behind fast holds, which nobody can count
+// itself behind. One carrier: LT 0 holds a fast hold (begun on the idle
+// word: no place noted, so no check is beside it) across more yields than
+// long_wait_checks, while LTs 1 and 2 compete uncounted and fail once at
+// each; then it unlocks and locks again within one run.
+TEST(adaptive_mutex, a_waiter_past_its_uncounted_bounds_is_not_kept_behind_fast_holds) {
+  using counted = counting_runtime<boost_fiber_runtime>;
+  using M = adaptive_mutex<counted>;
+  using access = detail::adaptive_mutex_access;
+  static_assert(M::competes_uncounted);
+  M m(wait_policy{}.with_yield_every(1).with_suspend_after(4));
+  bool first_fast = false, relock_fast = true;
+  std::uint32_t uncounted_early = 0, uncounted_at_bound = 0, uncounted_after = 0;
+  access::waiter_counts at_bound, after;
+  watchdog dog("adaptive waiter past its uncounted bounds", 60s);
+  counted::reset();
+  run_on_one_carrier(3, [&](unsigned lt) {
+    if (lt == 0) {
+      m.lock();  // the idle word: a fast hold
+      first_fast = access::holds_fast(m);
+      access::set_sampled_averages(m, 1'000, 1'000'000);  // holds a thousandth of a wake-up
+      for (int i = 0; i < 3; ++i) boost_fiber_runtime::yield();
+      uncounted_early = access::uncounted_waiters(m);
+      for (int i = 0; i < static_cast<int>(M::long_wait_checks) + 8; ++i) boost_fiber_runtime::yield();
+      // Both past their bounds, waiting out the fast hold to count themselves.
+      at_bound = access::counted_waiters(m);
+      uncounted_at_bound = access::uncounted_waiters(m);
+      m.unlock();
+      m.lock();  // past them, in the same run
+      relock_fast = access::holds_fast(m);
+      for (int i = 0; i < 3; ++i) boost_fiber_runtime::yield();
+      after = access::counted_waiters(m);
+      uncounted_after = access::uncounted_waiters(m);
+      m.unlock();
+      return;
+    }
+    m.lock();
+    m.unlock();
+  });
+  ASSERT_TRUE(first_fast);
+  EXPECT_EQ(uncounted_early, 2u);
+  EXPECT_EQ(at_bound, (access::waiter_counts{0, 0, false}));
+  EXPECT_EQ(uncounted_at_bound, 2u);
+  // The case under test: the hold begun past them is a counted one ...
+  EXPECT_FALSE(relock_fast);
+  // ... behind which both counted themselves.
+  EXPECT_EQ(uncounted_after, 0u);
+  EXPECT_EQ(after.competing + after.parked, 2u);
+}
+
 // The patience limit: a woken waiter that does not get to run is handed the
 // lock after barge_limit x patience_factor acquisitions past waiters, even
 // though it never lost it. One carrier, barge_limit 1: LT 0 holds the lock

@@ -83,6 +83,12 @@ struct adaptive_mutex_access {
   static std::uint32_t uncounted_waiters(const M& m) {
     return m.uncounted_waiters_.load(std::memory_order_relaxed) & ~M::no_fast_holds;
   }
+  // Whether the lock is held by a fast hold (freed by a store; nobody can
+  // count itself in the word behind it).
+  template <class M>
+  static bool holds_fast(const M& m) {
+    return (m.word_.load(std::memory_order_relaxed) & M::fast_hold) != 0;
+  }
   // Whether unlock() keeps the word locked for the woken waiter (RESERVED).
   template <class M>
   static bool reserved_for_woken(const M& m) {
