@@ -194,6 +194,25 @@ TEST(adaptive_mutex, an_lt_that_competes_uncounted_is_not_starved_by_a_holder_th
   run_victims_behind_a_holder_that_never_waits(/*victims_park=*/false, /*holder_yields=*/1, /*short_holds=*/true);
 }
 
+// The waiters an adaptive_mutex counts in its word, and those counted only
+// in uncounted_waiters_ (behind a fast hold, or competing uncounted).
+struct waiters_seen {
+  detail::adaptive_mutex_access::waiter_counts counted;
+  std::uint32_t uncounted = 0;
+  bool operator==(const waiters_seen&) const = default;
+};
+template <class M>
+waiters_seen waiters_of(const M& m) {
+  return {detail::adaptive_mutex_access::counted_waiters(m), detail::adaptive_mutex_access::uncounted_waiters(m)};
+}
+// From an LT of one Boost.Fiber carrier: yields `rounds` times (each a
+// failed check of every waiter that yields at each), then reads the waiters.
+template <class M>
+waiters_seen waiters_after_yield_rounds(const M& m, unsigned rounds) {
+  for (unsigned i = 0; i < rounds; ++i) boost_fiber_runtime::yield();
+  return waiters_of(m);
+}
+
 // While holds are short next to wake-ups, on a cooperative runtime a waiter
 // competes uncounted for up to long_wait_checks failed checks, then counts
 // itself; a waiter that counts itself so while another competes parks at
@@ -206,34 +225,27 @@ TEST(adaptive_mutex, while_holds_are_short_waiters_compete_uncounted_within_long
   using access = detail::adaptive_mutex_access;
   static_assert(M::competes_uncounted);
   M m(wait_policy{}.with_yield_every(1).with_suspend_after(4));
-  access::waiter_counts early, late;
-  std::uint32_t uncounted_early = 0, uncounted_late = 0;
+  waiters_seen early, late;
   watchdog dog("adaptive uncounted competition", 60s);
   counted::reset();
   run_on_one_carrier(3, [&](unsigned lt) {
     if (lt == 0) {
       lock_counted(m);
       access::set_sampled_averages(m, 1'000, 1'000'000);  // holds a thousandth of a wake-up
-      for (int i = 0; i < 3; ++i) boost_fiber_runtime::yield();
-      early = access::counted_waiters(m);
-      uncounted_early = access::uncounted_waiters(m);
-      for (int i = 0; i < static_cast<int>(M::long_wait_checks) + 8; ++i) boost_fiber_runtime::yield();
-      late = access::counted_waiters(m);
-      uncounted_late = access::uncounted_waiters(m);
+      early = waiters_after_yield_rounds(m, 3);
+      late = waiters_after_yield_rounds(m, M::long_wait_checks + 8);
       m.unlock();
       return;
     }
     m.lock();
     m.unlock();
   });
-  EXPECT_EQ(early, (access::waiter_counts{0, 0, false}));
-  EXPECT_EQ(uncounted_early, 2u);
+  EXPECT_EQ(early, (waiters_seen{{0, 0, false}, 2}));
   // At its bound LT 1 counted itself while LT 2 still competed uncounted,
   // and parked (LT 2, awake on the carrier, counts as another competing
   // waiter); LT 2 then counted itself and competes (the last competing
   // waiter stays awake).
-  EXPECT_EQ(late, (access::waiter_counts{1, 1, false}));
-  EXPECT_EQ(uncounted_late, 0u);
+  EXPECT_EQ(late, (waiters_seen{{1, 1, false}, 0}));
   EXPECT_GE(counted::totals().suspends, 1u);
 }
 
@@ -252,8 +264,7 @@ TEST(adaptive_mutex, a_waiter_past_its_uncounted_bounds_is_not_kept_behind_fast_
   static_assert(M::competes_uncounted);
   M m(wait_policy{}.with_yield_every(1).with_suspend_after(4));
   bool first_fast = false, relock_fast = true;
-  std::uint32_t uncounted_early = 0, uncounted_at_bound = 0, uncounted_after = 0;
-  access::waiter_counts at_bound, after;
+  waiters_seen early, at_bound, after;
   watchdog dog("adaptive waiter past its uncounted bounds", 60s);
   counted::reset();
   run_on_one_carrier(3, [&](unsigned lt) {
@@ -261,18 +272,13 @@ TEST(adaptive_mutex, a_waiter_past_its_uncounted_bounds_is_not_kept_behind_fast_
       m.lock();  // the idle word: a fast hold
       first_fast = access::holds_fast(m);
       access::set_sampled_averages(m, 1'000, 1'000'000);  // holds a thousandth of a wake-up
-      for (int i = 0; i < 3; ++i) boost_fiber_runtime::yield();
-      uncounted_early = access::uncounted_waiters(m);
-      for (int i = 0; i < static_cast<int>(M::long_wait_checks) + 8; ++i) boost_fiber_runtime::yield();
+      early = waiters_after_yield_rounds(m, 3);
       // Both past their bounds, waiting out the fast hold to count themselves.
-      at_bound = access::counted_waiters(m);
-      uncounted_at_bound = access::uncounted_waiters(m);
+      at_bound = waiters_after_yield_rounds(m, M::long_wait_checks + 8);
       m.unlock();
       m.lock();  // past them, in the same run
       relock_fast = access::holds_fast(m);
-      for (int i = 0; i < 3; ++i) boost_fiber_runtime::yield();
-      after = access::counted_waiters(m);
-      uncounted_after = access::uncounted_waiters(m);
+      after = waiters_after_yield_rounds(m, 3);
       m.unlock();
       return;
     }
@@ -280,14 +286,13 @@ TEST(adaptive_mutex, a_waiter_past_its_uncounted_bounds_is_not_kept_behind_fast_
     m.unlock();
   });
   ASSERT_TRUE(first_fast);
-  EXPECT_EQ(uncounted_early, 2u);
-  EXPECT_EQ(at_bound, (access::waiter_counts{0, 0, false}));
-  EXPECT_EQ(uncounted_at_bound, 2u);
+  EXPECT_EQ(early, (waiters_seen{{0, 0, false}, 2}));
+  EXPECT_EQ(at_bound, (waiters_seen{{0, 0, false}, 2}));
   // The case under test: the hold begun past them is a counted one ...
   EXPECT_FALSE(relock_fast);
   // ... behind which both counted themselves.
-  EXPECT_EQ(uncounted_after, 0u);
-  EXPECT_EQ(after.competing + after.parked, 2u);
+  EXPECT_EQ(after.uncounted, 0u);
+  EXPECT_EQ(after.counted.competing + after.counted.parked, 2u);
 }
 
 // The patience limit: a woken waiter that does not get to run is handed the
@@ -1885,11 +1890,7 @@ TEST(adaptive_mutex, the_second_waiter_keeps_parking_when_holds_are_not_short_ne
 // counts then, and those that compete uncounted (on a cooperative runtime,
 // while holds are short next to wake-ups, a waiter competes uncounted
 // first: competes_uncounted).
-struct second_arrival {
-  detail::adaptive_mutex_access::waiter_counts counted;
-  std::uint32_t uncounted = 0;
-  bool operator==(const second_arrival&) const = default;
-};
+using second_arrival = waiters_seen;
 template <bool Preemptive>
 second_arrival waiters_after_a_second_arrives(std::int64_t hold_ns, std::int64_t wake_up_ns,
                                               bool holders_yield_beside_waiters = false) {
@@ -1912,7 +1913,7 @@ second_arrival waiters_after_a_second_arrives(std::int64_t hold_ns, std::int64_t
       EXPECT_EQ(access::counted_waiters(m).parked, 0u);
       let_in = 2;
       for (int i = 0; i < 20; ++i) R::yield();
-      counts = {access::counted_waiters(m), access::uncounted_waiters(m)};
+      counts = waiters_of(m);
       m.unlock();
       return;
     }
