@@ -213,21 +213,28 @@ waiters_seen waiters_after_yield_rounds(const M& m, unsigned rounds) {
   return waiters_of(m);
 }
 
+// The scripted tests of the uncounted competition: one Boost.Fiber carrier
+// (counted), every failed check a yield, where waiters compete uncounted
+// first.
+class adaptive_mutex_uncounted_on_one_carrier : public ::testing::Test {
+ protected:
+  using counted = counting_runtime<boost_fiber_runtime>;
+  using M = adaptive_mutex<counted>;
+  using access = detail::adaptive_mutex_access;
+  static_assert(M::competes_uncounted);
+  adaptive_mutex_uncounted_on_one_carrier() { counted::reset(); }
+  M m{wait_policy{}.with_yield_every(1).with_suspend_after(4)};
+};
+
 // While holds are short next to wake-ups, on a cooperative runtime a waiter
 // competes uncounted for up to long_wait_checks failed checks, then counts
 // itself; a waiter that counts itself so while another competes parks at
 // its first failed check. One carrier: LT 0 holds across yields while LTs
 // 1 and 2 fail once at each (each check a yield round, far under the 1 ms
 // bound of slow checks).
-TEST(adaptive_mutex, while_holds_are_short_waiters_compete_uncounted_within_long_wait_checks) {
-  using counted = counting_runtime<boost_fiber_runtime>;
-  using M = adaptive_mutex<counted>;
-  using access = detail::adaptive_mutex_access;
-  static_assert(M::competes_uncounted);
-  M m(wait_policy{}.with_yield_every(1).with_suspend_after(4));
+TEST_F(adaptive_mutex_uncounted_on_one_carrier, while_holds_are_short_waiters_compete_uncounted_within_long_wait_checks) {
   waiters_seen early, late;
   watchdog dog("adaptive uncounted competition", 60s);
-  counted::reset();
   run_on_one_carrier(3, [&](unsigned lt) {
     if (lt == 0) {
       lock_counted(m);
@@ -257,16 +264,10 @@ TEST(adaptive_mutex, while_holds_are_short_waiters_compete_uncounted_within_long
 // word: no place noted, so no check is beside it) across more yields than
 // long_wait_checks, while LTs 1 and 2 compete uncounted and fail once at
 // each; then it unlocks and locks again within one run.
-TEST(adaptive_mutex, a_waiter_past_its_uncounted_bounds_is_not_kept_behind_fast_holds) {
-  using counted = counting_runtime<boost_fiber_runtime>;
-  using M = adaptive_mutex<counted>;
-  using access = detail::adaptive_mutex_access;
-  static_assert(M::competes_uncounted);
-  M m(wait_policy{}.with_yield_every(1).with_suspend_after(4));
+TEST_F(adaptive_mutex_uncounted_on_one_carrier, a_waiter_past_its_uncounted_bounds_is_not_kept_behind_fast_holds) {
   bool first_fast = false, relock_fast = true;
   waiters_seen early, at_bound, after;
   watchdog dog("adaptive waiter past its uncounted bounds", 60s);
-  counted::reset();
   run_on_one_carrier(3, [&](unsigned lt) {
     if (lt == 0) {
       m.lock();  // the idle word: a fast hold
@@ -1890,15 +1891,14 @@ TEST(adaptive_mutex, the_second_waiter_keeps_parking_when_holds_are_not_short_ne
 // counts then, and those that compete uncounted (on a cooperative runtime,
 // while holds are short next to wake-ups, a waiter competes uncounted
 // first: competes_uncounted).
-using second_arrival = waiters_seen;
 template <bool Preemptive>
-second_arrival waiters_after_a_second_arrives(std::int64_t hold_ns, std::int64_t wake_up_ns,
+waiters_seen waiters_after_a_second_arrives(std::int64_t hold_ns, std::int64_t wake_up_ns,
                                               bool holders_yield_beside_waiters = false) {
   using R = assigned_carriers_runtime</*IdleCarriersSteal=*/true, Preemptive>;
   using access = detail::adaptive_mutex_access;
   R::reset();
   adaptive_mutex<R> m(wait_policy{}.with_yield_every(1).with_suspend_after(4));
-  second_arrival counts;
+  waiters_seen counts;
   unsigned let_in = 0;  // LTs 1..let_in may lock; one OS thread: a plain variable
   watchdog dog("adaptive second waiter", 60s);
   const auto waiting = [&m] { return access::counted_waiters(m).competing + access::uncounted_waiters(m); };
@@ -1930,10 +1930,10 @@ TEST(adaptive_mutex, where_lts_are_time_sliced_a_waiter_does_not_park_behind_ano
   static_assert(!adaptive_mutex<assigned_carriers_runtime<true, true>>::competes_uncounted);
   // Holds a third of a wake-up: both compete, counted.
   EXPECT_EQ(waiters_after_a_second_arrives</*Preemptive=*/true>(1'000'000, 3'000'000),
-            (second_arrival{counts{2, 0, false}, 0}));
+            (waiters_seen{counts{2, 0, false}, 0}));
   // Two thirds: the second parks.
   EXPECT_EQ(waiters_after_a_second_arrives</*Preemptive=*/true>(2'000'000, 3'000'000),
-            (second_arrival{counts{1, 1, false}, 0}));
+            (waiters_seen{counts{1, 1, false}, 0}));
 }
 
 TEST(adaptive_mutex, where_lts_are_not_time_sliced_a_waiter_parks_behind_another_unless_holds_are_under_a_quarter_of_a_wake_up) {
@@ -1942,18 +1942,18 @@ TEST(adaptive_mutex, where_lts_are_not_time_sliced_a_waiter_parks_behind_another
   static_assert(adaptive_mutex<assigned_carriers_runtime<true>>::competes_uncounted);
   // A third of a wake-up: the second parks.
   EXPECT_EQ(waiters_after_a_second_arrives</*Preemptive=*/false>(1'000'000, 3'000'000),
-            (second_arrival{counts{1, 1, false}, 0}));
+            (waiters_seen{counts{1, 1, false}, 0}));
   // A sixth: both compete, and uncounted (competes_uncounted): the word
   // counts nobody.
   EXPECT_EQ(waiters_after_a_second_arrives</*Preemptive=*/false>(500'000, 3'000'000),
-            (second_arrival{counts{0, 0, false}, 2}));
+            (waiters_seen{counts{0, 0, false}, 2}));
   // A sixth, with many recent checks beside the holder (no uncounted
   // competition): both compete, counted.
   EXPECT_EQ(waiters_after_a_second_arrives</*Preemptive=*/false>(500'000, 3'000'000, true),
-            (second_arrival{counts{2, 0, false}, 0}));
+            (waiters_seen{counts{2, 0, false}, 0}));
   // A third, likewise: the second parks.
   EXPECT_EQ(waiters_after_a_second_arrives</*Preemptive=*/false>(1'000'000, 3'000'000, true),
-            (second_arrival{counts{1, 1, false}, 0}));
+            (waiters_seen{counts{1, 1, false}, 0}));
 }
 
 // The same turns where idle carriers do not steal: the two waiters share
