@@ -1591,7 +1591,8 @@ TEST(adaptive_mutex, a_waiter_on_another_cpu_than_its_holder_or_not_time_sliced_
 
 // Where LTs are time-sliced, a waiter on its holder's CPU parks unless
 // holds are under a quarter of a wake-up (wake_up_to_hold_beside), though
-// the rule for parking behind another competing waiter takes half there.
+// the rule for parking behind another competing waiter takes two wake-ups
+// there (short_hold_wake_ups).
 // LT 0 (CPU 3) takes the lock in lock_slow(), from LT 2 (CPU 5), so that
 // the word notes its CPU, and holds it with the sampled averages set (no
 // sample is taken before it releases); LT 1, the only waiter, fails 20
@@ -1636,10 +1637,10 @@ detail::adaptive_mutex_access::waiter_counts lone_waiter_on_cpu(int waiter_cpu, 
 
 TEST(adaptive_mutex, where_lts_are_time_sliced_a_waiter_beside_its_holder_parks_unless_holds_are_under_a_quarter_of_a_wake_up) {
   using M = adaptive_mutex<assigned_cpus_runtime<true>>;
-  static_assert(M::wake_up_to_hold_beside == 4 && M::wake_up_to_hold == 2);
+  static_assert(M::wake_up_to_hold_beside == 4 && M::short_hold_wake_ups == 2);
   using counts = detail::adaptive_mutex_access::waiter_counts;
-  // Holds a third of a wake-up: beside its holder it parks (with half as
-  // the bound, as behind another waiter, it would compete: finding 47).
+  // Holds a third of a wake-up: beside its holder it parks (with the bound
+  // for parking behind another waiter it would compete: finding 47).
   EXPECT_EQ(lone_waiter_on_cpu(3, 1'000'000, 3'000'000), (counts{0, 1, false}));
   // A sixth: it competes, yielding to the holder.
   EXPECT_EQ(lone_waiter_on_cpu(3, 500'000, 3'000'000), (counts{1, 0, false}));
@@ -1883,8 +1884,8 @@ TEST(adaptive_mutex, the_second_waiter_keeps_parking_when_holds_are_not_short_ne
 
 // Where idle carriers steal, a waiter that fails a check while another
 // competes parks unless holds are short next to wake-ups: under a quarter
-// of one, or under half where the kernel time-slices LTs (a park also costs
-// the releaser a system call there). LT 0 holds the lock with the sampled
+// of one, or under two where the kernel time-slices LTs (a park also costs
+// the releaser a system call there, and its CPU may idle: finding 51). LT 0 holds the lock with the sampled
 // averages set (no sample is taken before it releases); LT 1 fails its
 // checks and competes, the only competing waiter; then LT 2 arrives and
 // fails 20 checks' worth of LT 0's yields. Returns the waiters the word
@@ -1924,15 +1925,19 @@ waiters_seen waiters_after_a_second_arrives(std::int64_t hold_ns, std::int64_t w
   return counts;
 }
 
-TEST(adaptive_mutex, where_lts_are_time_sliced_a_waiter_does_not_park_behind_another_while_holds_are_under_half_a_wake_up) {
-  static_assert(adaptive_mutex<assigned_carriers_runtime<true, true>>::wake_up_to_hold == 2);
+TEST(adaptive_mutex, where_lts_are_time_sliced_a_waiter_does_not_park_behind_another_while_holds_are_under_two_wake_ups) {
+  static_assert(adaptive_mutex<assigned_carriers_runtime<true, true>>::short_hold_wake_ups == 2);
   using counts = detail::adaptive_mutex_access::waiter_counts;
   static_assert(!adaptive_mutex<assigned_carriers_runtime<true, true>>::competes_uncounted);
-  // Holds a third of a wake-up: both compete, counted.
-  EXPECT_EQ(waiters_after_a_second_arrives</*Preemptive=*/true>(1'000'000, 3'000'000),
-            (waiters_seen{counts{2, 0, false}, 0}));
-  // Two thirds: the second parks.
+  // Holds of two thirds of a wake-up, and of one and a half wake-ups (with
+  // half a wake-up as the bound, finding 46, the second parked at both):
+  // both compete, counted.
   EXPECT_EQ(waiters_after_a_second_arrives</*Preemptive=*/true>(2'000'000, 3'000'000),
+            (waiters_seen{counts{2, 0, false}, 0}));
+  EXPECT_EQ(waiters_after_a_second_arrives</*Preemptive=*/true>(4'500'000, 3'000'000),
+            (waiters_seen{counts{2, 0, false}, 0}));
+  // Two and a half wake-ups: the second parks.
+  EXPECT_EQ(waiters_after_a_second_arrives</*Preemptive=*/true>(7'500'000, 3'000'000),
             (waiters_seen{counts{1, 1, false}, 0}));
 }
 

@@ -154,15 +154,24 @@ class adaptive_mutex {
   // another competes while this mutex's holds last less than a
   // 1/wake_up_to_hold of its wake-ups: it keeps competing, for up to
   // long_wait_checks failed checks (docs/ADAPTIVE.md, finding 18). Where
-  // the kernel time-slices LTs, less than half: there each park costs the
-  // release that wakes it a futex wake, a system call (and, in a virtual
-  // machine, an interrupt to the other vCPU), besides the wait. With a
-  // quarter, poisson-hold on OS threads at 4 threads with holds 75-90% of
-  // the time (7-14 us holds, 19-43 us wake-ups) parked 0.3 times per
-  // acquisition and ran at 0.83-0.91 of ttas in two A/Bs; with half,
-  // 0.95-1.04 (docs/ADAPTIVE.md, finding 46). The park beside the holder
-  // has a threshold of its own (wake_up_to_hold_beside).
-  static constexpr std::int64_t wake_up_to_hold = preemptive_v<R> ? 2 : 4;
+  // the kernel time-slices LTs, while they last less than
+  // short_hold_wake_ups wake-ups: there each park costs the release that
+  // wakes it a futex wake, a system call (and, in a virtual machine, an
+  // interrupt to the other vCPU), and its CPU idles unless another thread
+  // is ready, while a competing waiter's yield gives the CPU to any ready
+  // thread, the holder among them. With a quarter of a wake-up,
+  // poisson-hold on OS threads at 4 threads with holds 75-90% of the time
+  // (7-14 us holds, 19-43 us wake-ups) parked 0.3 times per acquisition
+  // and ran at 0.83-0.91 of ttas in two A/Bs; with half, 0.95-1.04
+  // (finding 46). With half, poisson-rate at 4 threads and 10 locks per ms
+  // (50 us holds) still parked 0.18 times per acquisition, kept 0.91 of
+  // the CPUs busy and ran at 0.88-0.94 of ttas; with two wake-ups, 0.02
+  // times, 0.99 of the CPUs, 0.96-1.07 of ttas: 1.07-1.15 of the lock with
+  // half in five A/Bs on both topologies, the other OS-thread loads level
+  // (finding 51). The park beside the holder has a threshold of its own
+  // (wake_up_to_hold_beside).
+  static constexpr std::int64_t wake_up_to_hold = 4;
+  static constexpr std::int64_t short_hold_wake_ups = 2;
   // The park beside the holder (parks_beside_the_holder()) keeps a quarter
   // where LTs are time-sliced. At half it switched itself off in
   // high-contention once unlock() skipped the wake-ups that a watched hold
@@ -610,7 +619,8 @@ class adaptive_mutex {
   // steal, a lone waiter parks at short_wait_checks while hold >=
   // hold_to_wake_up x wake-up (and >= long_hold_ns, holds_are_long()), and
   // no waiter parks because another competes while wake_up_to_hold x hold
-  // < wake-up (holds_are_short(), finding 18); where they do not, no waiter
+  // < wake-up, where LTs are time-sliced while hold < short_hold_wake_ups
+  // x wake-up (holds_are_short(), findings 18 and 51); where they do not, no waiter
   // parks because another competes while hold < wake-up
   // (holds_are_shorter_than_own_carrier_wake_ups(), findings 21 and 25). A
   // hold is timed from an acquisition in lock_slow() to the unlock_slow()
@@ -719,7 +729,18 @@ class adaptive_mutex {
     const std::int64_t hold = hold_ns_.load(std::memory_order_relaxed);
     return hold > 0 && wake_ups_per_hold * hold < wake_up_ns_.load(std::memory_order_relaxed);
   }
-  bool holds_are_short() const noexcept { return holds_are_under(wake_up_to_hold); }
+  // Whether no waiter parks because another competes (where idle carriers
+  // steal): holds under 1/wake_up_to_hold of a wake-up, or where the kernel
+  // time-slices LTs under short_hold_wake_ups wake-ups (false while no hold
+  // or no wake-up is timed).
+  bool holds_are_short() const noexcept {
+    if constexpr (preemptive_v<R>) {
+      const std::int64_t hold = hold_ns_.load(std::memory_order_relaxed);
+      return hold > 0 && hold < short_hold_wake_ups * wake_up_ns_.load(std::memory_order_relaxed);
+    } else {
+      return holds_are_under(wake_up_to_hold);
+    }
+  }
   // Where idle carriers do not steal: hold < wake-up.
   bool holds_are_shorter_than_own_carrier_wake_ups() const noexcept {
     return holds_are_under(own_carrier_wake_up_to_hold);
