@@ -1885,16 +1885,16 @@ TEST(adaptive_mutex, the_second_waiter_keeps_parking_when_holds_are_not_short_ne
 // Where idle carriers steal, a waiter that fails a check while another
 // competes parks unless holds are short next to wake-ups: under a quarter
 // of one, or under two where the kernel time-slices LTs (a park also costs
-// the releaser a system call there, and its CPU may idle: finding 51). LT 0 holds the lock with the sampled
-// averages set (no sample is taken before it releases); LT 1 fails its
-// checks and competes, the only competing waiter; then LT 2 arrives and
-// fails 20 checks' worth of LT 0's yields. Returns the waiters the word
-// counts then, and those that compete uncounted (on a cooperative runtime,
-// while holds are short next to wake-ups, a waiter competes uncounted
-// first: competes_uncounted).
+// the releaser a system call there, and its CPU may idle: finding 51). LT 0
+// holds the lock with the sampled averages set (no sample is taken before
+// it releases); LT 1 fails its checks and competes, the only competing
+// waiter; then LT 2 arrives and fails 20 checks' worth of LT 0's yields.
+// Returns the waiters the word counts then, and those that compete
+// uncounted (on a cooperative runtime, while holds are short next to
+// wake-ups, a waiter competes uncounted first: competes_uncounted).
 template <bool Preemptive>
 waiters_seen waiters_after_a_second_arrives(std::int64_t hold_ns, std::int64_t wake_up_ns,
-                                              bool holders_yield_beside_waiters = false) {
+                                            bool holders_yield_beside_waiters = false) {
   using R = assigned_carriers_runtime</*IdleCarriersSteal=*/true, Preemptive>;
   using access = detail::adaptive_mutex_access;
   R::reset();

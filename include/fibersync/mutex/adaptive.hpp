@@ -620,8 +620,8 @@ class adaptive_mutex {
   // hold_to_wake_up x wake-up (and >= long_hold_ns, holds_are_long()), and
   // no waiter parks because another competes while wake_up_to_hold x hold
   // < wake-up, where LTs are time-sliced while hold < short_hold_wake_ups
-  // x wake-up (holds_are_short(), findings 18 and 51); where they do not, no waiter
-  // parks because another competes while hold < wake-up
+  // x wake-up (holds_are_short(), findings 18 and 51); where they do not,
+  // no waiter parks because another competes while hold < wake-up
   // (holds_are_shorter_than_own_carrier_wake_ups(), findings 21 and 25). A
   // hold is timed from an acquisition in lock_slow() to the unlock_slow()
   // that ends it; a wake-up from unlock_slow()'s grant to the woken (or
@@ -723,23 +723,17 @@ class adaptive_mutex {
   void end_wake_up(std::int64_t granted_at) noexcept {
     if (granted_at != 0) add_bounded_sample(wake_up_ns_, clock_ns() - granted_at);
   }
-  // Whether the sampled holds are under 1/wake_ups_per_hold of the sampled
-  // wake-ups (false while no hold is timed).
-  bool holds_are_under(std::int64_t wake_ups_per_hold) const noexcept {
+  // Whether the sampled holds are under wake_ups / wake_ups_per_hold of the
+  // sampled wake-ups (false while no hold is timed).
+  bool holds_are_under(std::int64_t wake_ups_per_hold, std::int64_t wake_ups = 1) const noexcept {
     const std::int64_t hold = hold_ns_.load(std::memory_order_relaxed);
-    return hold > 0 && wake_ups_per_hold * hold < wake_up_ns_.load(std::memory_order_relaxed);
+    return hold > 0 && wake_ups_per_hold * hold < wake_ups * wake_up_ns_.load(std::memory_order_relaxed);
   }
   // Whether no waiter parks because another competes (where idle carriers
   // steal): holds under 1/wake_up_to_hold of a wake-up, or where the kernel
-  // time-slices LTs under short_hold_wake_ups wake-ups (false while no hold
-  // or no wake-up is timed).
+  // time-slices LTs under short_hold_wake_ups wake-ups.
   bool holds_are_short() const noexcept {
-    if constexpr (preemptive_v<R>) {
-      const std::int64_t hold = hold_ns_.load(std::memory_order_relaxed);
-      return hold > 0 && hold < short_hold_wake_ups * wake_up_ns_.load(std::memory_order_relaxed);
-    } else {
-      return holds_are_under(wake_up_to_hold);
-    }
+    return preemptive_v<R> ? holds_are_under(1, short_hold_wake_ups) : holds_are_under(wake_up_to_hold);
   }
   // Where idle carriers do not steal: hold < wake-up.
   bool holds_are_shorter_than_own_carrier_wake_ups() const noexcept {
