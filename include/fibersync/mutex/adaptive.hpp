@@ -939,6 +939,7 @@ class adaptive_mutex {
           const word_type want =
               (seen | locked | own_place()) - (was_woken ? woken + (lost ? woken_lost : 0) : competing_one);
           if (word_.compare_exchange_weak(seen, want, std::memory_order_acquire, std::memory_order_relaxed)) {
+            awake_.stand_up(seat);  // first, before any store (see compete_uncounted())
             // A waiter woken in its turn that wins ends the run of barges
             // past the queue; anyone else who wins while others wait (one
             // woken out of turn too) is one more.
@@ -950,7 +951,6 @@ class adaptive_mutex {
                 last_woken_lost_.store(false, std::memory_order_relaxed);
               }
             }
-            awake_.stand_up(seat);
             return acquired(self, in_turn);
           }
           continue;  // the word moved: look again before paying for a failure
@@ -1095,8 +1095,21 @@ class adaptive_mutex {
         // acquire: pairs with the release of unlock().
         if (word_.compare_exchange_weak(w, (fast ? locked | fast_hold : locked) | own_place(), std::memory_order_acquire,
                                         std::memory_order_relaxed)) {
-          // Ours now: time one hold in sample_every, so that the averages
-          // that let us compete uncounted keep moving.
+          // Ours now. Our exit's two RMWs come first, before the holder's
+          // bookkeeping below: the CAS left the word's line in our cache,
+          // and the waiters on other carriers read it again within tens of
+          // nanoseconds. On x86 an RMW waits for every store before it to
+          // reach the cache, so with the bookkeeping's stores to that line
+          // ahead of them, and the line taken back by a waiter's read
+          // meanwhile, each RMW waited for a line round trip (~300 cycles
+          // on our Xeon guest), inside our hold:
+          // hot-handover on Boost.Fiber at 8 LTs lost ~60 ns an acquisition
+          // there, and ran at 0.89 of ttas; RMWs first, at 0.93
+          // (docs/ADAPTIVE.md, finding 52). The same order in lock_slow().
+          uncounted_waiters_.fetch_sub(1, std::memory_order_relaxed);
+          awake_.stand_up(seat);
+          // Time one hold in sample_every, so that the averages that let
+          // us compete uncounted keep moving.
           const bool timed = ++slow_acquisitions_ % sample_every == 0;
           if (timed) held_since_.store(clock_ns(), std::memory_order_relaxed);
           if (past_others) {
@@ -1107,7 +1120,7 @@ class adaptive_mutex {
             }
           }
           if (fast && timed) make_hold_counted();
-          break;
+          return uncounted_end::took_the_word;
         }
         continue;
       }
