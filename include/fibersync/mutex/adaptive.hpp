@@ -461,13 +461,20 @@ class adaptive_mutex {
   // Its unlock() then goes through unlock_slow(), which also ends a timed
   // hold.
   void make_hold_counted() noexcept { word_.store(locked | own_place(), std::memory_order_relaxed); }
-  [[gnu::noinline]] bool try_lock_past_waiters(word_type& w) noexcept {
+  // `first` runs right after a winning CAS, before any store of ours: a
+  // caller's RMWs (see compete_uncounted()).
+  struct nothing_first {
+    void operator()() const noexcept {}
+  };
+  template <class First = nothing_first>
+  [[gnu::noinline]] bool try_lock_past_waiters(word_type& w, First first = {}) noexcept {
     const std::uint32_t waiting = uncounted_waiters_.load(std::memory_order_relaxed);
     const bool uncounted = any_uncounted(waiting);
     while ((w & locked) == 0) {
       // acquire: pairs with the release of unlock().
       if (word_.compare_exchange_weak(w, w | locked | (w != 0 || uncounted ? own_place() : 0),
                                       std::memory_order_acquire, std::memory_order_relaxed)) {
+        first();
         if (w != 0 || uncounted) {
           begin_watched_hold();
           note_barge();  // someone waits: we passed them
@@ -1081,12 +1088,27 @@ class adaptive_mutex {
     carrier_seat seat = awake_.sit_down();
     waiter<R> wt(policy_);
     std::int64_t competing_since = 0;
-    uncounted_end end = uncounted_end::took_the_word;
+    // Our exit's two RMWs: no longer uncounted, no longer awake. A waiter
+    // that takes the word makes them right after its winning CAS, before
+    // the holder's bookkeeping: the CAS left the word's line in our cache,
+    // and the waiters on other carriers read it again within tens of
+    // nanoseconds. On x86 an RMW waits for every store before it to reach
+    // the cache, so with the bookkeeping's stores to that line ahead of
+    // them, and the line taken back by a waiter's read meanwhile, each RMW
+    // waited for a line round trip (~300 cycles on our Xeon guest), inside
+    // our hold: hot-handover on Boost.Fiber at 8 LTs lost ~60 ns an
+    // acquisition there, and ran at 0.89 of ttas; RMWs first, at 0.93
+    // (docs/ADAPTIVE.md, finding 52). The same order in lock_slow().
+    const auto leave = [this, seat]() noexcept {
+      uncounted_waiters_.fetch_sub(1, std::memory_order_relaxed);
+      awake_.stand_up(seat);
+    };
+    uncounted_end end;
     for (;;) {
       word_type w = word_.load(std::memory_order_relaxed);
       if ((w & locked) == 0) {
         if (w != 0) {
-          if (try_lock_past_waiters(w)) break;
+          if (try_lock_past_waiters(w, leave)) return uncounted_end::took_the_word;
           continue;
         }
         const std::uint32_t waiting = uncounted_waiters_.load(std::memory_order_relaxed);  // us among them
@@ -1095,19 +1117,7 @@ class adaptive_mutex {
         // acquire: pairs with the release of unlock().
         if (word_.compare_exchange_weak(w, (fast ? locked | fast_hold : locked) | own_place(), std::memory_order_acquire,
                                         std::memory_order_relaxed)) {
-          // Ours now. Our exit's two RMWs come first, before the holder's
-          // bookkeeping below: the CAS left the word's line in our cache,
-          // and the waiters on other carriers read it again within tens of
-          // nanoseconds. On x86 an RMW waits for every store before it to
-          // reach the cache, so with the bookkeeping's stores to that line
-          // ahead of them, and the line taken back by a waiter's read
-          // meanwhile, each RMW waited for a line round trip (~300 cycles
-          // on our Xeon guest), inside our hold:
-          // hot-handover on Boost.Fiber at 8 LTs lost ~60 ns an acquisition
-          // there, and ran at 0.89 of ttas; RMWs first, at 0.93
-          // (docs/ADAPTIVE.md, finding 52). The same order in lock_slow().
-          uncounted_waiters_.fetch_sub(1, std::memory_order_relaxed);
-          awake_.stand_up(seat);
+          leave();  // ours now: the RMWs first
           // Time one hold in sample_every, so that the averages that let
           // us compete uncounted keep moving.
           const bool timed = ++slow_acquisitions_ % sample_every == 0;
@@ -1141,14 +1151,14 @@ class adaptive_mutex {
       }
       wt.on_failure(/*may_suspend=*/false);
     }
-    awake_.stand_up(seat);
     // Ended by the bounds: holds begun from now on are counted ones until
-    // we have counted ourselves (lock_slow() takes this back). (Ended
-    // because holds changed, they are counted ones anyway.)
+    // we have counted ourselves (lock_slow() takes this back); raised
+    // before we leave uncounted_waiters_. (Ended because holds changed,
+    // they are counted ones anyway.)
     if (end == uncounted_end::failed_its_checks || end == uncounted_end::competed_1ms) {
       counting_in_.fetch_add(1, std::memory_order_relaxed);
     }
-    uncounted_waiters_.fetch_sub(1, std::memory_order_relaxed);
+    leave();
     return end;
   }
 
