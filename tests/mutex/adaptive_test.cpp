@@ -1741,6 +1741,69 @@ TEST(adaptive_mutex, where_busy_carriers_steal_waiters_gather_while_they_wait_be
   EXPECT_GE(waiter_yields_of_lts_on_carriers</*BusyCarriersSteal=*/false>({0, 0, 0}), 250u);
 }
 
+// A waiter that unlock() handed the lock to is noted as the holder, on its
+// carrier, before it runs; a check there is not one beside a holder that
+// yields inside its critical section, and does not count towards gathering
+// or against the uncounted competition (docs/ADAPTIVE.md, finding 53). The
+// schedule, on one real carrier, with holds timed at 1 ms and wake-ups at
+// 1 us (so nobody competes uncounted, and a lone waiter parks at its second
+// failed check) and barge limit 0 (every release hands the lock to the
+// oldest parked waiter): LT 0, on carrier 1, holds; LT 1, on carrier 0,
+// waits and parks; LT 0 releases, which hands the lock to LT 1. Then LT 2,
+// on carrier 0, calls lock() before LT 1 has run (every check it fails
+// until LT 1 runs is beside LT 1, handed), and LT 1 releases at once. In
+// the control LT 2 calls lock() only once LT 1 holds, and LT 1 yields 3
+// times in its hold: those checks beside it count. Returns the count.
+std::int32_t checks_counted_beside_a_handed_waiter(bool after_it_ran) {
+  using R = assigned_carriers_runtime</*IdleCarriersSteal=*/true>;
+  using M = adaptive_mutex<R>;
+  using access = detail::adaptive_mutex_access;
+  static_assert(M::counts_checks_beside_holder);
+  R::reset();
+  M m(wait_policy{}.with_yield_every(1).with_suspend_after(4), /*barge_limit=*/0);
+  access::set_sampled_averages(m, 1'000'000, 1'000);
+  R::handle parked_lt{};
+  bool lt0_holds = false;  // one OS thread: plain variables
+  bool handed = false;
+  bool lt1_holds = false;
+  bool lt2_came_first = false;
+  watchdog dog("adaptive checks beside a handed waiter", 60s);
+  R::run_lts(3, [](unsigned lt) { return lt == 0 ? 1u : 0u; }, [&](unsigned lt) {
+    if (lt == 0) {
+      access::lock_not_fast(m);
+      lt0_holds = true;
+      while (parked_lt == R::handle{} || !R::suspended[parked_lt]) R::yield();
+      m.unlock();
+      handed = true;
+    } else if (lt == 1) {
+      while (!lt0_holds) R::yield();
+      parked_lt = R::current();
+      m.lock();
+      lt1_holds = true;
+      if (after_it_ran) {
+        for (int i = 0; i < 3; ++i) R::yield();
+      }
+      m.unlock();
+    } else {
+      while (!handed || (after_it_ran && !lt1_holds)) R::yield();
+      lt2_came_first = !lt1_holds;
+      m.lock();
+      m.unlock();
+    }
+  });
+  EXPECT_EQ(lt2_came_first, !after_it_ran);
+  if (!after_it_ran) {
+    EXPECT_EQ(R::suspends[0], 1u);  // LT 1 parked once, LT 2 never
+  }
+  return access::checks_beside_holder(m);
+}
+
+TEST(adaptive_mutex, checks_beside_a_waiter_handed_the_lock_that_has_not_run_do_not_count) {
+  EXPECT_EQ(checks_counted_beside_a_handed_waiter(/*after_it_ran=*/false), 0);
+  // The control: beside a holder that yields, they do.
+  EXPECT_GE(checks_counted_beside_a_handed_waiter(/*after_it_ran=*/true), 1);
+}
+
 TEST(adaptive_mutex, waiters_gather_only_while_fewer_than_24_wait) {
   using M = adaptive_mutex<assigned_carriers_runtime<false, false, true>>;
   static_assert(M::gather_waiters_max == 24);

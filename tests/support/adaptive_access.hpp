@@ -59,6 +59,11 @@ struct adaptive_mutex_access {
   static void set_checks_beside_holder(M& m, std::int32_t checks) {
     m.beside_checks_.store(checks, std::memory_order_relaxed);
   }
+  // The count itself (failed checks beside the holder, less sampled holds).
+  template <class M>
+  static std::int32_t checks_beside_holder(const M& m) {
+    return m.beside_checks_.load(std::memory_order_relaxed);
+  }
   // The moving average of the sampled holds (0: none timed yet).
   template <class M>
   static std::int64_t sampled_hold_ns(const M& m) {

@@ -826,10 +826,21 @@ class adaptive_mutex {
     }
   }
   // A failed check that read the word `seen`, where gathers_waiters or
-  // competes_uncounted.
+  // competes_uncounted. Not while the holder is a parked waiter that
+  // unlock() handed the lock to and that has not yet run (handed_unrun_):
+  // its place is noted and it is not running, but it waits for its turn
+  // in the ready queue, not inside its critical section, and the checks
+  // beside it say nothing about the holds. Counted, they made the waiters
+  // gather where no holder yields: in the default preset on Boost.Fiber at
+  // 32-64 LTs a few waits of a millisecond parked their waiters, each of
+  // their hand-offs was met by checks beside it, the waiters gathered and
+  // no longer competed uncounted, and more of them parked: 0.87-0.88 of
+  // ttas; 0.93-0.96 with these checks left out (docs/ADAPTIVE.md,
+  // finding 53).
   void count_check_beside_holder(word_type seen) noexcept {
     // The cheap test first: no place noted, no carrier() call.
     if ((seen & place_mask) == 0 || !holder_noted_at(seen, own_place())) return;
+    if (handed_unrun_.load(std::memory_order_relaxed)) return;
     const std::int32_t beside = beside_checks_.load(std::memory_order_relaxed);
     if (beside < beside_checks_cap) beside_checks_.store(beside + 1, std::memory_order_relaxed);
   }
@@ -1027,6 +1038,9 @@ class adaptive_mutex {
         continue;
       }
       if (self->handed_lock) {
+        if constexpr (counts_checks_beside_holder) {
+          if (handed_unrun_.load(std::memory_order_relaxed)) handed_unrun_.store(false, std::memory_order_relaxed);
+        }
         // LOCKED stayed set for us: handed in our turn, or, woken out of
         // turn, the word was reserved for us in park() (a pass of the queue).
         if (self->out_of_turn) note_barge();
@@ -1404,6 +1418,7 @@ class adaptive_mutex {
       // The word stays LOCKED: ownership passes to n, whose grant below
       // carries our critical section (release/acquire on its flag).
       n->handed_lock = true;
+      if constexpr (counts_checks_beside_holder) handed_unrun_.store(true, std::memory_order_relaxed);
       // n's place replaces ours: one add (modulo 2^64, as below).
       word_.fetch_add(n->place - parked_one - (w & place_mask), std::memory_order_relaxed);
     } else {
@@ -1604,6 +1619,12 @@ class adaptive_mutex {
   // line: waiters write it only at a check beside a holder that is not
   // running, and parking touches this line anyway.
   std::atomic<std::int32_t> beside_checks_{0};
+  // Where counts_checks_beside_holder: unlock() handed the lock to a
+  // parked waiter that has not yet run (set by the holder that hands it,
+  // cleared by that waiter once it runs; see count_check_beside_holder()).
+  // On this line, which the hand-off's guard took anyway. Only decides
+  // what a waiter counts: relaxed.
+  std::atomic<bool> handed_unrun_{false};
   wait_policy policy_;  // read-only after construction; suspend_after 0 or 1
   std::uint32_t barge_limit_;
   std::uint32_t patience_;  // barge_limit_ x patience_factor
