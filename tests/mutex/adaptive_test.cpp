@@ -1787,6 +1787,9 @@ std::int32_t checks_counted_beside_a_handed_waiter(bool after_it_ran) {
     } else {
       while (!handed || (after_it_ran && !lt1_holds)) R::yield();
       lt2_came_first = !lt1_holds;
+      // Held: handed to LT 1 (not woken, which would have freed the word),
+      // or LT 1's own hold. A failed try_lock() counts nothing.
+      EXPECT_FALSE(m.try_lock());
       m.lock();
       m.unlock();
     }

@@ -246,7 +246,9 @@ class adaptive_mutex {
   // even its carrier's last awake one, and unlock() wakes the oldest parked
   // waiter, never one out of turn for an idle carrier, while
   //   - failed checks that find the holder noted on the waiter's own
-  //     carrier (it yielded or waits inside its critical section) come at
+  //     carrier (it yielded or waits inside its critical section; not a
+  //     parked waiter handed the lock that has not yet run, see
+  //     count_check_beside_holder()) come at
   //     more than one per sample_every acquisitions in lock_slow(): a count
   //     of them, less one per sampled hold, is beside_checks_to_gather or
   //     more (it stops at beside_checks_cap, so that it falls soon after
