@@ -837,7 +837,7 @@ class adaptive_mutex {
   // 32-64 LTs a few waits of a millisecond parked their waiters, each of
   // their hand-offs was met by checks beside it, the waiters gathered and
   // no longer competed uncounted, and more of them parked: 0.87-0.88 of
-  // ttas; 0.93-0.96 with these checks left out (docs/ADAPTIVE.md,
+  // ttas; 0.93-0.97 with these checks left out (docs/ADAPTIVE.md,
   // finding 53).
   void count_check_beside_holder(word_type seen) noexcept {
     // The cheap test first: no place noted, no carrier() call.
