@@ -403,6 +403,34 @@ TEST(adaptive_mutex, the_unannounced_spin_lasts_at_least_its_floor_whatever_a_pa
   EXPECT_EQ(pause_duration().count(), measured.count());
 }
 
+// On a cooperative runtime the spin lasts one sampled hold while the holds
+// average between the floor and 2 us (hot-handover's 1.2 us holds: the
+// waiter sees the release within a pause instead of after a yield,
+// docs/ADAPTIVE.md, finding 54); no hold timed, shorter holds and longer
+// ones keep the floor, and OS threads keep it whatever the holds.
+TEST(adaptive_mutex, the_unannounced_spin_covers_one_sampled_hold_of_up_to_2_us_on_a_cooperative_runtime) {
+  using fibers_mutex = adaptive_mutex<boost_fiber_runtime>;
+  using threads_mutex = adaptive_mutex<os_thread_runtime>;
+  using ns = std::chrono::duration<double, std::nano>;
+  const wait_policy fibers = fiber_wait_policy();
+  const wait_policy os_threads = wait_policy{};
+  EXPECT_EQ(fibers_mutex::unannounced_pauses(fibers, ns(13), 1200), 93u);  // ceil(1200 / 13)
+  EXPECT_EQ(fibers_mutex::unannounced_pauses(fibers, ns(10), 2000), 200u);
+  EXPECT_EQ(fibers_mutex::unannounced_pauses(fibers, ns(10), 2001), 40u);   // beyond the ceiling: the floor
+  EXPECT_EQ(fibers_mutex::unannounced_pauses(fibers, ns(10), 300'000), 40u);
+  EXPECT_EQ(fibers_mutex::unannounced_pauses(fibers, ns(10), 250), 40u);    // under the floor: the floor
+  EXPECT_EQ(fibers_mutex::unannounced_pauses(fibers, ns(10), 0), 40u);      // none timed
+  EXPECT_EQ(fibers_mutex::unannounced_pauses(fibers, ns(400), 1200), 8u);   // 2 x 4 pauses already last longer
+  EXPECT_EQ(fibers_mutex::unannounced_pauses(wait_policy{fibers}.with_max_backoff(0), ns(10), 1200), 0u);
+  EXPECT_EQ(threads_mutex::unannounced_pauses(fibers, ns(10), 1200), 40u);
+  EXPECT_EQ(threads_mutex::unannounced_pauses(os_threads, ns(1), 1200), 400u);
+  for (const std::int64_t hold : {401, 800, 1200, 1999, 2000}) {
+    const std::uint32_t pauses = fibers_mutex::unannounced_pauses(fibers, ns(7), hold);
+    EXPECT_GE(pauses * 7.0, static_cast<double>(hold)) << hold << " ns holds";
+    EXPECT_LT((pauses - 1) * 7.0, static_cast<double>(hold)) << hold << " ns holds";
+  }
+}
+
 // A second competing waiter parks at its first failed check, not after the
 // policy's suspend_after (4 here), and on its node it suspends at its first
 // failed check too. One carrier: LT 0 holds the lock across `holder_yields`

@@ -12,7 +12,8 @@
 //   fast ones too while waiters compete uncounted, below, nobody is counted
 //   in the word and no uncounted waiter is due to count itself). A waiter first
 //   spins briefly without a trace in the word (polling it, no yield, at
-//   least 400 ns; on a cooperative runtime not beside a holder noted on its
+//   least 400 ns, and on a cooperative runtime about one sampled hold while
+//   they average up to 2 us; there not beside a holder noted on its
 //   carrier); on a cooperative runtime, while holds are short next to
 //   wake-ups and holders do not yield beside it, it then competes uncounted, as
 //   behind a fast hold, for up to the bounds a competing waiter has below;
@@ -315,15 +316,36 @@ class adaptive_mutex {
   // waiters queued (docs/ADAPTIVE.md, finding 20).
   static constexpr std::uint32_t unannounced_backoffs = 2;
   static constexpr std::chrono::nanoseconds unannounced_spin_floor{400};
+  // On a cooperative runtime, while the sampled holds average more than the
+  // floor and at most unannounced_spin_ceiling, the spin lasts one average
+  // hold: a waiter that arrives during a hold waits out at most the rest of
+  // it, and a spin that covers it sees the release within a pause, where a
+  // counted waiter sees it at its next check after a yield (100-150 ns on
+  // Boost.Fiber, with nobody else to run) and has cost the hand-over its
+  // count (an RMW, and unlock()'s CAS that fails). Hot-handover (1.2 us
+  // holds) at 4-8 LTs ran at 0.91-0.93 of ttas with the floor and at
+  // 0.94-0.98 this way on Boost.Fiber, Argobots and our scheduler, default
+  // at 8-64 LTs at 0.94-0.99 and 0.97-1.02; hot-handover at 64 LTs lost
+  // 1-2.5% on Boost.Fiber and Argobots (docs/ADAPTIVE.md, finding 54).
+  // Longer holds keep the floor: a spin could not cover them, and it takes
+  // its carrier from LTs that have work (paper-coop's 0.3-0.7 ms holds).
+  // Not where the kernel time-slices LTs: there the spin was tuned with
+  // the floor alone (findings 46 and 47), and a spinning thread holds a
+  // CPU that a preempted holder may need.
+  static constexpr std::chrono::nanoseconds unannounced_spin_ceiling{2000};
   // The unannounced spin's length in pauses for `policy`, where one pause
-  // lasts `pause` (counted as 1 ns if shorter or not a number); the spin
-  // itself passes pause_duration().
-  static std::uint32_t unannounced_pauses(const wait_policy& policy, std::chrono::duration<double, std::nano> pause) noexcept {
+  // lasts `pause` (counted as 1 ns if shorter or not a number) and the
+  // sampled holds average `hold_ns` (0: none timed); the spin itself passes
+  // pause_duration() and hold_ns_.
+  static std::uint32_t unannounced_pauses(const wait_policy& policy, std::chrono::duration<double, std::nano> pause,
+                                          std::int64_t hold_ns = 0) noexcept {
     const std::uint32_t longest = waiter<R>::longest_backoff(policy);  // <= 2^16
     if (longest == 0) return 0;
     const double pause_ns = pause.count() >= 1.0 ? pause.count() : 1.0;
-    const double floor_pauses = std::ceil(static_cast<double>(unannounced_spin_floor.count()) / pause_ns);  // <= 400
-    return std::max(unannounced_backoffs * longest, static_cast<std::uint32_t>(floor_pauses));
+    std::int64_t spin_ns = unannounced_spin_floor.count();
+    if (!preemptive_v<R> && hold_ns > spin_ns && hold_ns <= unannounced_spin_ceiling.count()) spin_ns = hold_ns;
+    const double time_pauses = std::ceil(static_cast<double>(spin_ns) / pause_ns);  // <= 2000
+    return std::max(unannounced_backoffs * longest, static_cast<std::uint32_t>(time_pauses));
   }
 
   adaptive_mutex() noexcept : adaptive_mutex(default_wait_policy<R>()) {}
@@ -857,8 +879,10 @@ class adaptive_mutex {
   // waiter's longest backoffs (2 x max_backoff pauses: 8 on fibers, 128 on OS
   // threads) and for at least unannounced_spin_floor, 400 ns (on fibers that
   // decides: 16-33 pauses on our machines; none with max_backoff 0, which does
-  // not time the pause either), reading the word after every pause and trying
-  // as soon as it reads it free (it CASes only a word it read free: while
+  // not time the pause either), on a cooperative runtime for one sampled
+  // hold while they average up to unannounced_spin_ceiling, reading the
+  // word after every pause and trying as soon as it reads it free (it
+  // CASes only a word it read free: while
   // the word is held, each poll only reads its cache line and writes
   // nothing). A short critical section on another carrier is over by then,
   // and the announcement is saved: the waiter's count would take the word's
@@ -882,7 +906,7 @@ class adaptive_mutex {
     // A waiter that does not yield stays on its carrier.
     const word_type beside_us = ends_spin_beside_its_holder ? own_place() : 0;
     if (ends_spin_beside_its_holder && holder_noted_at(seen, beside_us)) return false;
-    const std::uint32_t pauses = unannounced_pauses(policy_, pause_duration());
+    const std::uint32_t pauses = unannounced_pauses(policy_, pause_duration(), hold_ns_.load(std::memory_order_relaxed));
     for (std::uint32_t pause = 0; pause < pauses; ++pause) {
       (cpu_relax)();
       word_type w = word_.load(std::memory_order_relaxed);
