@@ -325,8 +325,9 @@ class adaptive_mutex {
   // count (an RMW, and unlock()'s CAS that fails). Hot-handover (1.2 us
   // holds) at 4-8 LTs ran at 0.91-0.93 of ttas with the floor and at
   // 0.94-0.98 this way on Boost.Fiber, Argobots and our scheduler, default
-  // at 8-64 LTs at 0.94-0.99 and 0.97-1.02; hot-handover at 64 LTs lost
-  // 1-2.5% on Boost.Fiber and Argobots (docs/ADAPTIVE.md, finding 54).
+  // at 8-64 LTs at 0.94-0.99 and 0.97-1.02; hot-handover at 64 LTs ran at
+  // 0.98 of the floor's lock on Boost.Fiber and Argobots
+  // (docs/ADAPTIVE.md, finding 54).
   // Longer holds keep the floor: a spin could not cover them, and it takes
   // its carrier from LTs that have work (paper-coop's 0.3-0.7 ms holds).
   // Not where the kernel time-slices LTs: there the spin was tuned with
