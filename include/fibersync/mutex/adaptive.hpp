@@ -81,8 +81,8 @@
 // Waits: lock() on the word (an unannounced spin of 2 x max_backoff
 //   pauses and at least 400 ns, on a cooperative runtime one average
 //   sampled hold while they average 0.4-2 us, unless beside the holder;
-//   then, behind a
-//   fast hold, spin -> yield until it ends, never suspending; uncounted
+//   then, behind a fast hold, spin -> yield until it ends, never
+//   suspending; uncounted
 //   first where Algorithm says, spin -> yield within the bounds, never
 //   suspending; then spin -> yield until it parks, as Algorithm says);
 //   parked, on its own node (one
@@ -886,8 +886,9 @@ class adaptive_mutex {
   // sampled holds average 0.4 us to unannounced_spin_ceiling, for one
   // average hold; it reads the word after every pause and tries as soon as
   // it reads it free (it CASes only a word it read free: while the word is
-  // held, each poll only reads its cache line and writes nothing). A short critical section on another carrier is over by then,
-  // and the announcement is saved: the waiter's count would take the word's
+  // held, each poll only reads its cache line and writes nothing). A short
+  // critical section on another carrier is over by then, and the
+  // announcement is saved: the waiter's count would take the word's
   // line from the holder, whose unlock CAS would then fail and go round unlock_slow(),
   // and a counted waiter yields, parks behind others and is handed the lock
   // (measured: docs/ADAPTIVE.md, findings 8, 9 and 20). It never yields, so it
